@@ -30,9 +30,9 @@ from arts_metric.build import (
     open_store,
     parse_rater,
 )
+from arts_metric.build.export import verify_dataset
 from arts_metric.cli import main as cli_main
 from arts_metric.elo import rank_scale, ratings_from_history
-from arts_metric.export import verify_dataset
 from llm_server import ReplayServer
 
 REPO = Path(__file__).resolve().parent.parent

@@ -99,8 +99,7 @@ def _command_line() -> str | None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from arts_metric.build import IncompleteRatingsError, build, parse_rater
-    from arts_metric.export import push_to_hub
+    from arts_metric.build import IncompleteRatingsError, build, parse_rater, push_to_hub
     from arts_metric.schedule import load_schedule
 
     try:

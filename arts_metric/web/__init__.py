@@ -11,6 +11,7 @@ A rank-and-rate mode (README++: order five texts, then give each a CEFR level)
 is available with ``--mode rank-rate``.
 """
 
-from arts_metric.web.server import MODES, RatingApp, make_server, rater_id
+from arts_metric.build.specs import rater_id
+from arts_metric.web.server import MODES, RatingApp, make_server
 
 __all__ = ["MODES", "RatingApp", "make_server", "rater_id"]

@@ -32,24 +32,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from arts_metric.build import HUMAN_PREFIX, DecisionStore, RaterConfig, open_store
+from arts_metric.build.rankrate import RankRate
+from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, rater_id
+from arts_metric.build.store import DecisionStore, open_store
+from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.web.guideline import INSTRUCTION, load_guideline
-from arts_metric.web.rankrate import CEFR_LEVELS, RankRateStore
 
 MODES = ("pairwise", "rank-rate")
-_NAME = re.compile(r"^[\w][\w .@-]{0,63}$")
 _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8"}
-
-
-def rater_id(name: str) -> str:
-    """The store's rater name for a person who logged in as ``name``."""
-    name = (name or "").strip()
-    if not _NAME.match(name):
-        raise ValueError(
-            f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'"
-        )
-    return f"{HUMAN_PREFIX}:{name}"
 
 
 class RatingApp:
@@ -62,7 +53,7 @@ class RatingApp:
         self.out_dir = Path(out_dir)
         self.guideline = load_guideline(guideline)  # before the store is opened: a bad file leaks nothing
         self.store: DecisionStore = open_store(out_dir)
-        self.rank = RankRateStore(self.store) if mode == "rank-rate" else None
+        self.rank = RankRate(self.store) if mode == "rank-rate" else None
         self.mode = mode
         self.title = title or self.store.meta().get("name") or self.out_dir.name
         self.lock = threading.Lock()

@@ -1,4 +1,4 @@
-"""Write a build folder as a Hugging Face dataset, verify it, push it.
+"""Exporting a build folder: write it as a Hugging Face dataset with its card, verify it, push it.
 
 Layout of ``OUT`` after :func:`write_dataset` (what :func:`push_to_hub` uploads)::
 
@@ -22,14 +22,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from arts_metric import __version__
-
-if TYPE_CHECKING:
-    from arts_metric.build import BuildResult, DecisionStore
+from arts_metric.build.aggregate import BuildResult
+from arts_metric.build.specs import slug
+from arts_metric.build.store import DecisionStore
 
 PARQUET_PATH = "data/train-00000-of-00001.parquet"
 #: What is published (the SQLite store stays local: it is the working copy).
@@ -45,10 +45,8 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
     os.replace(tmp, path)
 
 
-def history_paths(result: "BuildResult", name: str) -> dict[str, str]:
+def history_paths(result: BuildResult, name: str) -> dict[str, str]:
     """Rater name -> history path relative to the folder (``arts/histories/NAME/GROUP/RATER.jsonl``)."""
-    from arts_metric.build import slug
-
     out: dict[str, str] = {}
     used: set[str] = set()
     for r in result.raters:
@@ -62,16 +60,14 @@ def history_paths(result: "BuildResult", name: str) -> dict[str, str]:
 
 
 def write_dataset(
-    result: "BuildResult",
-    store: "DecisionStore",
+    result: BuildResult,
+    store: DecisionStore,
     name: str,
     license: str = "unknown",
     language: str | None = None,
 ) -> Path:
     """Write Parquet, ARTS-format pool/pairs/histories, report and dataset card into the build folder."""
     import pandas as pd
-
-    from arts_metric.build import slug
 
     out = Path(result.out_dir)
     nm = slug(name)
@@ -119,19 +115,12 @@ def write_dataset(
     return out
 
 
-def _write_rank_rate(out: Path, store: "DecisionStore") -> dict[str, str]:
+def _write_rank_rate(out: Path, store: DecisionStore) -> dict[str, str]:
     """Rank-and-rate answers from the web interface, one JSON-lines file per rater (if any)."""
-    from arts_metric.build import slug
-    from arts_metric.web.rankrate import RankRateStore
-
-    has = store.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rank_rate'").fetchone()
-    if not has:
-        return {}
-    rr = RankRateStore(store)
     paths = {}
-    for (rater,) in store.conn.execute("SELECT DISTINCT rater FROM rank_rate ORDER BY rater").fetchall():
+    for rater in store.rank_raters():
         rel = f"arts/rank_rate/{slug(rater)}.jsonl"
-        _write_jsonl(out / rel, rr.history(rater))
+        _write_jsonl(out / rel, store.rank_history(rater))
         paths[rater] = rel
     return paths
 
@@ -151,7 +140,7 @@ def _fmt(x: Any) -> str:
     return str(x).replace("|", "\\|")
 
 
-def dataset_card(result: "BuildResult", meta: dict, name: str, paths: dict[str, str],
+def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, str],
                  license: str = "unknown", language: str | None = None) -> str:
     """The dataset card: YAML metadata (licence, configs) and provenance, raters, agreement."""
     import yaml

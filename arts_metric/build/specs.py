@@ -1,0 +1,169 @@
+"""Rater specs of a build: what a rater is, how it is named and written, and its secret-free form.
+
+A rater is a judge spec (``openai:gpt-4o``, ``history:PATH``, ``learned``)
+with judge options, or a person ``human:NAME`` who rates in the web
+interface. This module parses the CLI form (``SPEC key=value ...``), gives
+every rater a unique name and a group, and strips secrets (API keys, URL
+credentials) from what is stored and published.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+HUMAN_PREFIX = "human"
+#: Rater-spec keys that configure the build, not the judge.
+_RESERVED_KEYS = ("name", "group", "runs")
+#: Judge options that change how, not what, a rater decides: left out of default rater names,
+#: so that e.g. a resumed build with another concurrency or server port continues the same rater.
+_OPERATIONAL_KEYS = frozenset({
+    "concurrency", "timeout", "max_retries", "max_reasks", "backoff_base", "backoff_max", "progress",
+    "cache", "cache_dir", "retry_invalid", "max_requests", "max_cost", "price_in", "price_out",
+    "base_url", "api_key", "texts", "pool", "data_dir",
+})
+#: A web login name: 1-64 letters, digits, spaces, '.', '@', '-' or '_', starting with a word character.
+_LOGIN_NAME = re.compile(r"^[\w][\w .@-]{0,63}$")
+
+
+def rater_id(name: str) -> str:
+    """The store's rater name ``human:NAME`` for a person who logged in as ``name`` (ValueError if not allowed)."""
+    name = (name or "").strip()
+    if not _LOGIN_NAME.match(name):
+        raise ValueError(
+            f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'"
+        )
+    return f"{HUMAN_PREFIX}:{name}"
+
+
+@dataclass
+class RaterConfig:
+    """One rater of a build.
+
+    ``spec`` is a judge spec (``openai:gpt-4o``, ``history:PATH``, ``learned``)
+    or ``human:NAME`` for a person rating in the web interface; ``kwargs`` go to
+    :func:`arts_metric.judges.get_judge` (e.g. ``persona="medical"``);
+    ``name`` is unique within the build; ``group`` collects raters whose
+    agreement is reported together (default: the persona, ``human`` for
+    people, otherwise the spec).
+    """
+
+    spec: str
+    name: str = ""
+    group: str = ""
+    kwargs: dict = field(default_factory=dict)
+    #: A ready judge instance (Python API only); ``spec`` then defaults to its name.
+    judge: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.judge is not None and not self.spec:
+            self.spec = getattr(self.judge, "name", type(self.judge).__name__)
+        if not isinstance(self.spec, str) or not self.spec.strip():
+            raise ValueError(f"rater spec must be a non-empty string, got {self.spec!r}")
+        if self.is_human:
+            self._check_human()
+        base = re.sub(r"@https?://[^?\s]*", "", self.spec)  # the spec without its endpoint URL
+        if not self.name:
+            # the spec plus the options that shape decisions
+            extra = " ".join(f"{k}={v}" for k, v in sorted(self.kwargs.items()) if k not in _OPERATIONAL_KEYS)
+            self.name = f"{base} {extra}".strip()
+        if not self.group:
+            if self.is_human:
+                self.group = HUMAN_PREFIX
+            else:
+                self.group = str(self.kwargs.get("persona") or base)
+
+    @property
+    def is_human(self) -> bool:
+        return self.spec.split(":", 1)[0] == HUMAN_PREFIX
+
+    def _check_human(self) -> None:
+        """A person's decisions are stored under their web login ``human:NAME``, so that is their name."""
+        if self.spec != f"{HUMAN_PREFIX}:*" and rater_id(self.spec.partition(":")[2]) != self.spec:
+            raise ValueError(f"human rater {self.spec!r}: write it as human:NAME with the name used to log in")
+        if self.name and self.name != self.spec:
+            raise ValueError(f"human rater {self.spec!r}: a person is named by their login ({self.spec!r}), "
+                             f"not name={self.name!r}")
+        if self.kwargs:
+            raise ValueError(f"human rater {self.spec!r} takes no judge options, got {', '.join(sorted(self.kwargs))}")
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "spec": self.spec, "group": self.group, "kwargs": self.kwargs}
+
+
+def _parse_value(v: str) -> Any:
+    try:
+        return json.loads(v)
+    except json.JSONDecodeError:
+        return v
+
+
+def parse_rater(value: str) -> list[RaterConfig]:
+    """Parse a CLI rater: ``SPEC [key=value ...]``.
+
+    ``name=``, ``group=`` and ``runs=N`` configure the build (``runs=3`` makes
+    three raters ``NAME #1..#3``, e.g. the paper's three runs per persona; run
+    ``i`` gets the judge option ``seed=i``, the sampling seed an ``openai:``
+    judge sends, which also keeps the runs apart in its answer cache);
+    every other ``key=value`` is a judge keyword argument (values are parsed as
+    JSON when possible: ``temperature=0.7``, ``persona=medical``).
+    """
+    parts = value.split()
+    if not parts:
+        raise ValueError("empty rater spec")
+    spec, kwargs, opts = parts[0], {}, {}
+    for tok in parts[1:]:
+        key, sep, val = tok.partition("=")
+        if not sep or not key:
+            raise ValueError(f"rater {value!r}: expected key=value after the spec, got {tok!r}")
+        (opts if key in _RESERVED_KEYS else kwargs)[key] = val if key in ("name", "group") else _parse_value(val)
+    runs = opts.get("runs", 1)
+    if not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"rater {value!r}: runs must be a positive integer, got {runs!r}")
+    base = RaterConfig(spec, opts.get("name", ""), opts.get("group", ""), dict(kwargs))
+    if runs == 1:
+        return [base]
+    return [
+        RaterConfig(spec, f"{base.name} #{i}", base.group, {**kwargs, "seed": i}) for i in range(1, runs + 1)
+    ]
+
+
+def unique_names(raters: Sequence[RaterConfig]) -> list[RaterConfig]:
+    """The raters with repeated names numbered ``NAME #2``, ``NAME #3``, ... (first one unchanged)."""
+    seen: Counter = Counter()
+    out = []
+    for r in raters:
+        seen[r.name] += 1
+        if seen[r.name] > 1:
+            r = RaterConfig(r.spec, f"{r.name} #{seen[r.name]}", r.group, dict(r.kwargs), r.judge)
+        out.append(r)
+    return out
+
+
+def slug(name: str) -> str:
+    """A file-name-safe form of a rater or group name."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
+    return s or "rater"
+
+
+def public_kwargs(kwargs: dict) -> dict:
+    """Rater options as stored and published: secrets and bulky values left out."""
+    from arts_metric.llm.endpoint import sanitize_url
+
+    return {k: sanitize_url(v) if k == "base_url" and isinstance(v, str) else v for k, v in kwargs.items()
+            if k not in ("api_key", "texts") and (v is None or isinstance(v, (str, int, float, bool)))}
+
+
+def public_spec(spec: str) -> str:
+    """A spec with any endpoint URL stripped of user info and query (no secrets in reports)."""
+
+    def clean(m: re.Match) -> str:
+        p = urlsplit(m.group(1))
+        host = (p.hostname or "") + (f":{p.port}" if p.port else "")
+        return "@" + urlunsplit((p.scheme, host, p.path, "", ""))
+
+    return re.sub(r"@(https?://[^?\s]*)", clean, spec)
