@@ -1,21 +1,44 @@
-"""The Elo rating system of ARTS (paper section 3.2), applied to texts.
+"""The rating maths of the Elo scale: Elo updates, Bradley-Terry fits and the
+conversions between ratings, expected scores and rank positions.
+
+Pure numpy/scipy, no judges: pools appear only as arrays of their ratings.
+What :mod:`arts_metric.placement` and :mod:`arts_metric.simulation` compute
+from judges' decisions, they compute with these functions.
 
 Convention: a match is won by the text judged **harder** to understand, so a
-higher rating means a harder text. Every text starts at ``start`` (1200) and
-each decision moves both texts by ``k`` (16) times the surprise (eq. 1, 2).
-Matches are applied strictly in the given order: Elo is order dependent.
+higher rating means a harder text. Ratings are Elo points (``SCALE`` = 400
+points is a factor 10 in the odds).
+
+- **Elo** (paper section 3.2): every text starts at ``start`` (1200) and each
+  decision moves both texts by ``k`` (16) times the surprise (eq. 1, 2).
+  Matches are applied strictly in the given order: Elo is order dependent.
+- **Bradley-Terry**: the same win probability (eq. 1) read as a likelihood;
+  :func:`mle_rating` gives the MAP rating of newcomers against opponents of
+  known rating under a Gaussian prior, :func:`fit_mle` also profiles a common
+  slope multiplier. Order independent.
+- **Conversions**: :func:`rank_scale` (ratings to ARTS scores within one set),
+  :func:`rating_of_position` and :func:`rating_of_expected_score` (a share of a
+  pool back to a rating on the pool's scale).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
+from scipy.special import expit
 from scipy.stats import rankdata
 
 START_RATING = 1200.0
 K_FACTOR = 16.0
 SCALE = 400.0
+#: default sd of the Gaussian prior on a Bradley-Terry rating, in Elo points;
+#: weak next to a handful of matches
+DEFAULT_PRIOR_SD = 400.0
+#: Bradley-Terry slope multipliers :func:`fit_mle` tries with ``slope="fit"``
+FIT_SLOPES = tuple(np.geomspace(1.0, 64.0, 13))
+_LN10_OVER_SCALE = math.log(10.0) / SCALE
 
 
 def expected_score(r1: float | np.ndarray, r2: float | np.ndarray) -> float | np.ndarray:
@@ -69,6 +92,22 @@ def ratings_from_history(n: int, history: Iterable, k: float = K_FACTOR, start: 
     return run_elo(n, ((m.a, m.b, m.outcome_a) for m in history), k=k, start=start)
 
 
+def elo_sequences(start: float, opp_ratings: np.ndarray, outcomes: np.ndarray, k: float = K_FACTOR) -> np.ndarray:
+    """Newcomer Elo ratings after playing their matches in order against frozen opponents.
+
+    The same update as :func:`run_elo` with the opponents frozen, vectorised
+    over the leading axes: ``opp_ratings`` and ``outcomes`` are ``(..., m)``
+    (outcomes from the newcomer's side, 1 = newcomer judged harder; NaN
+    skipped); every newcomer starts at ``start``. Returns ``(...)`` ratings.
+    """
+    r = np.full(opp_ratings.shape[:-1], float(start))
+    for t in range(opp_ratings.shape[-1]):
+        s = outcomes[..., t]
+        step = k * (s - expected_score(r, opp_ratings[..., t]))
+        r = np.where(np.isnan(s), r, r + np.nan_to_num(step))
+    return r
+
+
 def rank_scale(
     ratings: Sequence[float], method: Literal["published", "paper"] = "published"
 ) -> np.ndarray:
@@ -89,3 +128,153 @@ def rank_scale(
     if method == "paper":
         return (ranks - 1.0) / n
     raise ValueError(f"method must be 'published' or 'paper', got {method!r}")
+
+
+def rating_of_position(pool_ratings: np.ndarray, position: np.ndarray | Sequence[float]) -> np.ndarray:
+    """The rating with (to within 1/N) the share ``position`` of ``pool_ratings`` below it.
+
+    The inverse of a text's ARTS position in a pool (share of pool texts rated
+    lower, in [0, 1], higher = harder). Monotone; 0 maps below the easiest
+    pool rating, 1 above the hardest. NaN stays NaN. Elo points.
+    """
+    s = np.sort(pool_ratings)
+    n = len(s)
+    gap = (s[-1] - s[0]) / n if s[-1] > s[0] else 1.0
+    fp = np.empty(n + 1)
+    fp[0], fp[-1] = s[0] - gap, s[-1] + gap
+    fp[1:-1] = 0.5 * (s[:-1] + s[1:])  # exactly k pool texts below
+    return np.interp(np.asarray(position, dtype=float) * n, np.arange(n + 1), fp)
+
+
+def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Sequence[float]) -> np.ndarray:
+    """The Elo rating ``R`` whose mean expected score (eq. 1) against ``pool_ratings``
+    equals ``share``: ``mean_j E(R, R_j) = share``.
+
+    Strictly increasing and unbounded (share 0.5 is near the pool's mean
+    rating; each step towards 0 or 1 stretches further), so it separates texts
+    that are harder or easier than the whole pool. ``share`` is clipped to
+    [1e-9, 1 - 1e-9]; NaN stays NaN. Elo points.
+    """
+    pool_ratings = np.asarray(pool_ratings, dtype=float)
+    m = np.clip(np.asarray(share, dtype=float), 1e-9, 1.0 - 1e-9)
+    flat = m.ravel()
+    ok = ~np.isnan(flat)
+    c = _LN10_OVER_SCALE
+    target = np.log(flat[ok]) - np.log1p(-flat[ok])  # logit(share)
+    r = pool_ratings.mean() + target / c  # exact for a pool of one rating
+    active = np.ones(len(r), dtype=bool)
+    # Newton on logit(mean expected score), which is close to linear in R.
+    for _ in range(100):
+        if not active.any():
+            break
+        e = expit(c * (r[active][:, None] - pool_ratings[None, :]))
+        f = np.clip(e.mean(axis=1), 1e-300, 1.0 - 1e-16)
+        g = np.log(f) - np.log1p(-f) - target[active]
+        dg = c * (e * (1.0 - e)).mean(axis=1) / (f * (1.0 - f))
+        step = g / np.maximum(dg, 1e-12)
+        r[active] -= step
+        idx = np.flatnonzero(active)
+        active[idx[np.abs(step) < 1e-7]] = False
+    out = np.full(flat.shape, np.nan)
+    out[ok] = r
+    return out.reshape(m.shape)
+
+
+def mle_rating(
+    opponent_ratings: np.ndarray,
+    outcomes: np.ndarray,
+    weights: np.ndarray | None = None,
+    prior_mean: float | np.ndarray = START_RATING,
+    prior_sd: float = DEFAULT_PRIOR_SD,
+    iterations: int = 60,
+) -> tuple[np.ndarray, np.ndarray]:
+    """MAP Bradley-Terry rating of each newcomer (rows) against opponents (columns).
+
+    Args:
+        opponent_ratings: ``(m,)`` or ``(n, m)`` frozen ratings of the opponents.
+        outcomes: ``(n, m)`` results in [0, 1] from the newcomer's side (1 = newcomer
+            judged harder); NaN entries are ignored.
+        weights: optional ``(n, m)`` match weights (0 drops a match).
+        prior_mean, prior_sd: Gaussian prior on the rating, in Elo points.
+
+    Returns:
+        ``(ratings, se)``, each ``(n,)`` in Elo points (higher = harder); ``se``
+        from the observed information.
+    """
+    s = np.atleast_2d(np.asarray(outcomes, dtype=float))
+    opp = np.broadcast_to(np.asarray(opponent_ratings, dtype=float), s.shape)
+    w = np.ones_like(s) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), s.shape).copy()
+    w = np.where(np.isnan(s), 0.0, w)
+    s = np.nan_to_num(s, nan=0.5)
+    mu = np.broadcast_to(np.asarray(prior_mean, dtype=float), (s.shape[0],))
+    inv_var = 1.0 / prior_sd**2
+    # Newton steps on the concave log-posterior, from the prior mean.
+    r = mu.copy()
+    for _ in range(iterations):
+        e = expected_score(r[:, None], opp)
+        grad = _LN10_OVER_SCALE * (w * (s - e)).sum(axis=1) - (r - mu) * inv_var
+        info = _LN10_OVER_SCALE**2 * (w * e * (1.0 - e)).sum(axis=1) + inv_var
+        step = np.clip(grad / info, -400.0, 400.0)
+        r = r + step
+        if np.all(np.abs(step) < 1e-6):
+            break
+    e = expected_score(r[:, None], opp)
+    info = _LN10_OVER_SCALE**2 * (w * e * (1.0 - e)).sum(axis=1) + inv_var
+    return r, 1.0 / np.sqrt(info)
+
+
+def bt_loglik(ratings: np.ndarray, opp: np.ndarray, outcomes: np.ndarray) -> float:
+    """Bradley-Terry log-likelihood (natural log) of ``(n, m)`` ``outcomes`` (newcomer's
+    side, NaN ignored) for newcomers rated ``ratings`` ``(n,)`` against ``opp`` ``(n, m)``."""
+    e = np.clip(expected_score(ratings[:, None], opp), 1e-12, 1 - 1e-12)
+    ll = outcomes * np.log(e) + (1.0 - outcomes) * np.log1p(-e)
+    return float(np.nansum(ll))
+
+
+def fit_mle(
+    pool_ratings: np.ndarray,
+    opp_ratings: np.ndarray,
+    outcomes: np.ndarray,
+    slope: str | float = "fit",
+    prior_sd: float = DEFAULT_PRIOR_SD,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Bradley-Terry MAP ratings of newcomers against frozen opponents of a pool.
+
+    ``pool_ratings`` are the whole pool's ratings (their mean centres the prior
+    and the slope); ``opp_ratings`` ``(n, m)`` the ratings of the opponents each
+    newcomer played; ``outcomes`` ``(n, m)`` the results from the newcomer's
+    side (NaN = no usable answer).
+
+    ``slope`` multiplies Elo's nominal ``ln 10 / 400``: ``"elo"`` (= 1) trusts
+    the pool's rating differences as Elo odds; ``"fit"`` estimates one common
+    multiplier for the batch by profile likelihood over ``FIT_SLOPES`` (1..64).
+    A pool rated by Elo from few matches per text has compressed ratings
+    (ARTS3000 spans about 1140-1260), so outcomes are steeper than the nominal
+    scale says; a batch with too little data (< 20 usable decisions or < 2
+    newcomers) keeps 1.
+
+    Returns ``(ratings, se, slope)``: ratings and se in Elo points of the pool.
+    """
+    center = float(np.asarray(pool_ratings, dtype=float).mean())
+    valid = ~np.isnan(outcomes)
+    if isinstance(slope, str):
+        if slope == "elo":
+            slopes: tuple[float, ...] = (1.0,)
+        elif slope == "fit":
+            enough = valid.sum() >= 20 and (valid.sum(axis=1) > 0).sum() >= 2
+            slopes = FIT_SLOPES if enough else (1.0,)
+        else:
+            raise ValueError(f"slope must be 'fit', 'elo' or a positive number, got {slope!r}")
+    else:
+        if not float(slope) > 0:
+            raise ValueError(f"slope must be 'fit', 'elo' or a positive number, got {slope!r}")
+        slopes = (float(slope),)
+    best = None
+    for b in slopes:
+        opp_b = center + b * (opp_ratings - center)
+        r_b, se_b = mle_rating(opp_b, outcomes, prior_mean=center, prior_sd=prior_sd)
+        ll = bt_loglik(r_b, np.broadcast_to(opp_b, outcomes.shape), outcomes)
+        if best is None or ll > best[0] + 1e-9:
+            best = (ll, b, r_b, se_b)
+    _, b, r_b, se_b = best
+    return center + (r_b - center) / b, se_b / b, float(b)

@@ -11,10 +11,10 @@ from scipy.stats import spearmanr
 
 from arts_metric import data, elo
 from arts_metric.bulk import score_dataset
+from arts_metric.elo import elo_sequences as _elo_sequences
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
 from arts_metric.placement import (
     QUANTILE_LEVELS,
-    _elo_sequences,
     default_budget,
     method_options,
     place,

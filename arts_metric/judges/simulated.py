@@ -67,13 +67,8 @@ class SimulatedJudge(Judge):
     """
 
     def __init__(
-        self,
-        texts: Sequence[str],
-        truth: Sequence[float],
-        accuracy: float = 1.0,
-        invalid_rate: float = 0.0,
-        seed: int = 0,
-        name: str | None = None,
+        self, texts: Sequence[str], truth: Sequence[float], accuracy: float = 1.0, invalid_rate: float = 0.0,
+        seed: int = 0, name: str | None = None,
     ) -> None:
         super().__init__()
         if not 0.5 <= accuracy <= 1.0:
@@ -149,20 +144,15 @@ class SimulatedPointwiseJudge(PointwiseJudge):
     """
 
     def __init__(
-        self,
-        texts: Sequence[str],
-        truth: Sequence[float],
-        noise: float = 0.0,
-        scale: float = 1.0,
-        seed: int = 0,
-        name: str | None = None,
+        self, texts: Sequence[str], truth: Sequence[float], noise: float = 0.0, scale: float = 1.0,
+        seed: int = 0, name: str | None = None,
     ) -> None:
         super().__init__()
         if noise < 0 or scale <= 0:
             raise ValueError(f"noise must be >= 0 and scale > 0, got noise={noise}, scale={scale}")
-        table = _TruthTable(texts, truth)
-        rng = np.random.default_rng(seed)
-        self.table = _TruthTable(list(table.index), table.values + rng.normal(0.0, noise, len(table.values)) if noise else table.values)
+        self.table = _TruthTable(texts, truth)
+        if noise:  # each text's fixed error, drawn once
+            self.table.values = self.table.values + np.random.default_rng(seed).normal(0.0, noise, len(self.table.values))
         self.scale = float(scale)
         self.name = name or f"simulated-pointwise-{noise:g}"
 

@@ -1,0 +1,87 @@
+"""Placing new texts in a frozen reference pool: the package of the placement methods.
+
+The pool is a ruler: its ratings never move, only newcomers are rated. A
+newcomer's ARTS score is the share of pool texts rated lower (easier) than it,
+in [0, 1], higher = harder. Four methods, chosen with ``place(method=...)``:
+
+- ``exhaustive``: for a :class:`PointwiseJudge` (the learned judge) the newcomer
+  "plays" every pool text with the soft outcome ``P(newcomer harder)`` at no
+  pairwise cost; for any other judge it really plays every pool text
+  (N calls per text: the reference the cheaper methods are measured against).
+- ``elo``: paper-faithful. The newcomer starts at 1200 and plays ``budget``
+  matches against pool opponents (random or scheduled) with K = 16, pool frozen.
+- ``mle``: Bradley-Terry maximum likelihood of the newcomer's rating given its
+  results against opponents of known rating; order independent.
+- ``adaptive`` (default for pairwise judges): each next opponent is the one
+  whose result is most informative under a posterior over the newcomer's
+  position in the pool; stops when the score's interval is narrow enough or
+  the per-text ``budget`` is spent. One ``judge.compare`` call per round asks
+  one decision of every still-active newcomer, so LLM judges run them
+  concurrently.
+
+Every method fills ``ratings`` (Elo scale of the pool), an ``interval`` per
+text (posterior, bootstrap or likelihood based, see each method), ARTS-scale
+quantiles for :func:`system_interval`, ``judge_calls`` and ``calls_per_text``.
+Units: ratings and ``se`` are Elo points of the pool; ``arts`` values and
+``target_width`` are shares of the pool (ARTS units).
+
+Nothing here persists decisions itself: judges that cost money cache them
+(e.g. in SQLite), and every method is deterministic given ``seed`` and the
+judge's answers, so a rerun after an interruption asks the same pairs again
+and gets them from the judge's cache.
+
+Layout (this package re-exports the public names of its modules):
+
+- :mod:`~arts_metric.placement.api`: :func:`place` and the method registry;
+- :mod:`~arts_metric.placement.result`: :class:`PlacementResult` and the argument checks;
+- :mod:`~arts_metric.placement.opponents`: which pool texts a newcomer plays;
+- :mod:`~arts_metric.placement.asker`: asking the judge about those pairs;
+- one module per method: :mod:`~arts_metric.placement.exhaustive`,
+  :mod:`~arts_metric.placement.elo_method`, :mod:`~arts_metric.placement.mle`,
+  :mod:`~arts_metric.placement.adaptive`;
+- :mod:`~arts_metric.placement.interval`: :func:`system_interval`.
+
+The rating maths (Elo update, Bradley-Terry fit, priors, conversions between
+ratings and shares of the pool) lives in :mod:`arts_metric.elo`.
+"""
+
+from __future__ import annotations
+
+from arts_metric.elo import DEFAULT_PRIOR_SD, mle_rating
+from arts_metric.placement.adaptive import place_adaptive
+from arts_metric.placement.api import METHODS, method_options, place
+from arts_metric.placement.asker import pool_judge_scores
+from arts_metric.placement.elo_method import place_elo
+from arts_metric.placement.exhaustive import place_exhaustive, place_pointwise
+from arts_metric.placement.interval import system_interval
+from arts_metric.placement.mle import place_mle, place_pairwise
+from arts_metric.placement.opponents import spread_opponents
+from arts_metric.placement.result import (
+    DEFAULT_LEVEL,
+    QUANTILE_LEVELS,
+    PlacementResult,
+    default_budget,
+    rating_of_arts,
+)
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_PRIOR_SD",
+    "METHODS",
+    "QUANTILE_LEVELS",
+    "PlacementResult",
+    "default_budget",
+    "method_options",
+    "mle_rating",
+    "place",
+    "place_adaptive",
+    "place_elo",
+    "place_exhaustive",
+    "place_mle",
+    "place_pairwise",
+    "place_pointwise",
+    "pool_judge_scores",
+    "rating_of_arts",
+    "spread_opponents",
+    "system_interval",
+]

@@ -1,0 +1,55 @@
+"""The placement entry point :func:`place` and its registry of methods."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Sequence
+
+from arts_metric.judges.base import Judge, PointwiseJudge
+from arts_metric.placement.adaptive import place_adaptive
+from arts_metric.placement.elo_method import place_elo
+from arts_metric.placement.exhaustive import place_exhaustive
+from arts_metric.placement.mle import place_mle
+from arts_metric.placement.result import PlacementResult, _check_texts, _empty_result
+from arts_metric.pool import Pool
+
+METHODS = ("exhaustive", "elo", "mle", "adaptive")
+
+_PLACERS = {
+    "exhaustive": place_exhaustive,
+    "elo": place_elo,
+    "mle": place_mle,
+    "adaptive": place_adaptive,
+}
+
+
+def method_options(method: str) -> list[str]:
+    """Option names that ``place(method=method, ...)`` accepts."""
+    if method not in _PLACERS:
+        raise ValueError(f"unknown placement method {method!r}; choose one of {', '.join(METHODS)}")
+    params = list(inspect.signature(_PLACERS[method]).parameters)
+    return params[3:]  # after judge, pool, texts
+
+
+def place(judge: Judge, pool: Pool, texts: Sequence[str], method: str | None = None, **options: Any) -> PlacementResult:
+    """Place ``texts`` in the frozen ``pool`` with ``judge``.
+
+    ``method``: ``"exhaustive"``, ``"elo"``, ``"mle"`` or ``"adaptive"``; ``None``
+    picks ``"exhaustive"`` for a :class:`PointwiseJudge` (free) and
+    ``"adaptive"`` for any other judge. ``options`` go to the method's function
+    (``place_exhaustive``, ``place_elo``, ``place_mle``, ``place_adaptive``);
+    an option the method does not take raises ``ValueError``.
+    """
+    if method is None:
+        method = "exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"
+    known = method_options(method)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown placement option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
+            f"it takes: {', '.join(known)}"
+        )
+    texts = _check_texts(texts)
+    if not texts:
+        return _empty_result(method)
+    return _PLACERS[method](judge, pool, texts, **options)

@@ -1,0 +1,95 @@
+"""The ``exhaustive`` placement method: every newcomer against every pool text
+(free soft placement for a pointwise judge, ``len(pool)`` calls per text otherwise)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import norm
+
+from arts_metric.elo import DEFAULT_PRIOR_SD, rating_of_expected_score
+from arts_metric.judges.base import Judge, PointwiseJudge
+from arts_metric.placement.asker import _Asker, pool_judge_scores
+from arts_metric.placement.mle import place_mle
+from arts_metric.placement.result import (
+    DEFAULT_LEVEL,
+    QUANTILE_LEVELS,
+    PlacementResult,
+    _bounds,
+    _check_level,
+    _finish,
+)
+from arts_metric.pool import Pool
+
+
+def place_pointwise(
+    judge: PointwiseJudge, pool: Pool, texts: Sequence[str], level: float = DEFAULT_LEVEL
+) -> PlacementResult:
+    """Exhaustive soft placement: each newcomer "plays" every pool text with the
+    outcome ``P_j = judge.prob_harder(newcomer, pool text j)``. Costs one
+    ``score`` per newcomer, no pairwise calls.
+
+    Score: ``mean_j P_j``, the expected share of pool texts easier than the
+    newcomer (its expected ARTS score when the judge is calibrated). Unlike the
+    share of pool ratings below a Bradley-Terry fit on the nominal Elo scale,
+    this does not pile texts up at 0 or 1 when the judge is much surer than the
+    pool's compressed ratings. The rating (``arts_elo``) is the Elo rating whose
+    expected score against the pool equals that share
+    (:func:`arts_metric.elo.rating_of_expected_score`): a monotone, unbounded
+    stretch of the score that keeps texts apart beyond the pool's hardest and
+    easiest texts.
+
+    Interval: a text is placed above every pool text the judge is at least
+    ``1 - u`` sure it beats, for ``u`` = the quantile level; so the 95% interval
+    runs from the share of pool texts the judge is 97.5% sure are easier to
+    the share it is not 97.5% sure are harder (the judge's own uncertainty,
+    honest when its ``prob_harder`` is calibrated). The mean of this
+    distribution is the score.
+    """
+    level = _check_level(level)
+    n = len(texts)
+    pool_scores = pool_judge_scores(judge, pool)
+    new_scores = np.asarray(judge.score(list(texts)), dtype=float)
+    arts = np.full(n, np.nan)
+    arts_q = np.full((n, len(QUANTILE_LEVELS)), np.nan)
+    interval_arts = np.full((n, 2), np.nan)
+    lo_u, hi_u = _bounds(level)
+    ok = ~np.isnan(new_scores)
+    # Chunked so that memory stays at a few MB for any number of newcomers.
+    step = max(1, 2_000_000 // max(len(pool), 1))
+    idx = np.flatnonzero(ok)
+    for start in range(0, len(idx), step):
+        rows = idx[start : start + step]
+        p = np.asarray(judge.prob_harder(new_scores[rows][:, None], pool_scores[None, :]), dtype=float)
+        arts[rows] = p.mean(axis=1)
+        arts_q[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in QUANTILE_LEVELS], axis=1)
+        interval_arts[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in (lo_u, hi_u)], axis=1)
+    ratings = rating_of_expected_score(pool.ratings, arts)
+    interval = rating_of_expected_score(pool.ratings, interval_arts)
+    se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
+    asker = _Asker(judge, pool, texts)
+    asker.invalid = int((~ok).sum())
+    return _finish(
+        pool, ratings, arts_q, interval_arts, interval, se, asker, np.zeros(n, dtype=int),
+        [[] for _ in range(n)], "exhaustive", level, arts=arts,
+    )
+
+
+def place_exhaustive(
+    judge: Judge,
+    pool: Pool,
+    texts: Sequence[str],
+    slope: str | float = "fit",
+    prior_sd: float = DEFAULT_PRIOR_SD,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> PlacementResult:
+    """Every newcomer against every pool text. Pointwise judges: soft placement
+    (:func:`place_pointwise`, no pairwise calls). Other judges: ``len(pool)``
+    calls per text and the Bradley-Terry MLE of :func:`place_mle`."""
+    if isinstance(judge, PointwiseJudge):
+        return place_pointwise(judge, pool, texts, level=level)
+    result = place_mle(judge, pool, texts, budget=len(pool), opponents="all", slope=slope, prior_sd=prior_sd, level=level, seed=seed)
+    result.method = "exhaustive"
+    return result

@@ -1,0 +1,130 @@
+"""The interval of a system's mean ARTS score over its placed texts
+(:func:`system_interval`), from each text's ARTS-scale quantiles."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from scipy import sparse
+from scipy.stats import norm
+
+from arts_metric.placement.result import QUANTILE_LEVELS, PlacementResult, _bounds, _check_level
+from arts_metric.pool import Pool
+
+
+def _draw(quantiles: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draws: ``quantiles[rows]`` interpolated at probabilities ``u``."""
+    levels = QUANTILE_LEVELS
+    x = np.clip(np.interp(u, levels, np.arange(len(levels))), 0, len(levels) - 1)
+    lo = np.floor(x).astype(int)
+    hi = np.minimum(lo + 1, len(levels) - 1)
+    frac = x - lo
+    return quantiles[rows, lo] * (1 - frac) + quantiles[rows, hi] * frac
+
+
+def system_interval(
+    result: PlacementResult,
+    pool: Pool,
+    weights: Sequence[float] | None = None,
+    level: float | None = None,
+    draws: int = 2000,
+    resample_texts: bool = True,
+    seed: int = 0,
+    units: Sequence[Sequence[int]] | None = None,
+    unit_weights: Sequence[Sequence[float]] | None = None,
+) -> tuple[float, float]:
+    """Interval of the (weighted) mean ARTS score of a system's texts.
+
+    Each of ``draws`` replicates draws every placed text's score from its own
+    distribution (``result.arts_quantiles``: posterior, bootstrap or
+    likelihood) and, with ``resample_texts``, also resamples the texts with
+    replacement (the system's texts are a sample of what it writes). With
+    ``resample_texts=False`` only the measurement error is counted.
+
+    Args:
+        weights: weight of each text in the mean (default equal).
+        units: when texts were cut into pieces, the result rows of each text
+            (a piece shared by two texts may appear in both); a text's score is
+            then the ``unit_weights``-weighted mean of its pieces (e.g. their
+            lengths). Default: every result row is one text.
+        level: default ``result.level``.
+
+    Texts without any scored piece are left out. Returns ``(low, high)`` on the
+    ARTS scale (NaN, NaN when nothing was scored).
+    """
+    level = _check_level(result.level if level is None else level)
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 10:
+        raise ValueError(f"draws must be an integer >= 10, got {draws!r}")
+    q = result.arts_quantiles
+    if q is None:  # a result without quantiles: normal approximation from its interval
+        arts = pool.arts_of_rating(result.ratings)
+        if result.interval is not None:
+            iv = pool.arts_of_rating(np.asarray(result.interval))
+            sd = (iv[:, 1] - iv[:, 0]) / (2.0 * norm.ppf(_bounds(level)[1]))
+        else:
+            sd = np.zeros(len(arts))
+        q = np.clip(arts[:, None] + sd[:, None] * norm.ppf(QUANTILE_LEVELS)[None, :], 0.0, 1.0)
+    q = np.asarray(q, dtype=float)
+    n_rows = len(q)
+    scored = ~np.isnan(q).any(axis=1)
+
+    # Text x row averaging matrix (identity when every row is a text).
+    if units is None:
+        if unit_weights is not None:
+            raise ValueError("unit_weights needs units")
+        members = [[i] for i in range(n_rows)]
+        member_w = [[1.0] for _ in range(n_rows)]
+    else:
+        members = [list(u) for u in units]
+        member_w = [[1.0] * len(u) for u in members] if unit_weights is None else [list(w) for w in unit_weights]
+        if len(member_w) != len(members):
+            raise ValueError(f"unit_weights has {len(member_w)} entries but units has {len(members)}")
+    r_idx, t_idx, vals = [], [], []
+    for t, (rows_t, w_t) in enumerate(zip(members, member_w)):
+        if len(rows_t) != len(w_t):
+            raise ValueError(f"text {t}: {len(rows_t)} units but {len(w_t)} unit weights")
+        for r, wt in zip(rows_t, w_t):
+            if not isinstance(r, (int, np.integer)) or not 0 <= r < n_rows:
+                raise ValueError(f"text {t}: unit {r!r} is not a result row (0..{n_rows - 1})")
+            if not (np.isfinite(wt) and wt >= 0):
+                raise ValueError(f"text {t}: unit weight {wt!r} is not a finite non-negative number")
+            if scored[r] and wt > 0:
+                r_idx.append(int(r))
+                t_idx.append(t)
+                vals.append(float(wt))
+    n_texts = len(members)
+    avg = sparse.csr_matrix((vals, (r_idx, t_idx)), shape=(n_rows, n_texts))
+    colsum = np.asarray(avg.sum(axis=0)).ravel()
+    if weights is None:
+        w = np.ones(n_texts)
+    else:
+        w = np.asarray(list(weights), dtype=float)
+        if w.shape != (n_texts,):
+            raise ValueError(f"weights has {w.size} values but there are {n_texts} texts")
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if len(bad):
+            raise ValueError(f"weights[{bad[0]}] = {w[bad[0]]!r} is not a finite non-negative number")
+    ok = np.flatnonzero((colsum > 0) & (w > 0))
+    if len(ok) == 0:
+        return (math.nan, math.nan)
+    avg = avg[:, ok] @ sparse.diags(1.0 / colsum[ok])
+    used = np.flatnonzero(scored)
+    avg = avg[used]
+    rng = np.random.default_rng(seed)
+    means = np.empty(draws)
+    block = max(1, 2_000_000 // max(len(used), len(ok)))
+    for d0 in range(0, draws, block):
+        d = min(block, draws - d0)
+        unit_draws = _draw(q, np.broadcast_to(used, (d, len(used))), rng.random((d, len(used))))
+        text_draws = np.asarray((avg.T @ unit_draws.T).T)  # (d, texts)
+        if resample_texts:
+            pick = rng.integers(0, len(ok), size=(d, len(ok)))
+            text_draws = np.take_along_axis(text_draws, pick, axis=1)
+            ww = w[ok][pick]
+        else:
+            ww = np.broadcast_to(w[ok], text_draws.shape)
+        means[d0 : d0 + d] = (text_draws * ww).sum(axis=1) / ww.sum(axis=1)
+    lo, hi = np.quantile(means, _bounds(level))
+    return (float(lo), float(hi))

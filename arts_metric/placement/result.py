@@ -1,0 +1,144 @@
+"""What every placement method returns, and the argument checks they share.
+
+:class:`PlacementResult` holds newcomers' ratings on the pool's Elo scale and
+their ARTS-scale quantiles; :func:`_finish` assembles one; the ``_check_*``
+functions turn bad arguments into a ``ValueError`` that names them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from arts_metric.elo import rating_of_position
+from arts_metric.placement.asker import _Asker
+from arts_metric.pool import Pool
+
+DEFAULT_LEVEL = 0.95
+#: probability levels at which every result stores each text's ARTS-scale quantiles
+QUANTILE_LEVELS = (np.arange(40) + 0.5) / 40
+
+
+@dataclass
+class PlacementResult:
+    """Ratings of newcomers on the pool's Elo scale (higher = harder).
+
+    ``se`` is a standard error of each rating in Elo points; ``interval`` the
+    ``(n, 2)`` interval at ``level`` on the Elo scale; ``arts`` the ARTS score
+    and ``arts_quantiles`` ``(n, len(QUANTILE_LEVELS))`` quantiles of each
+    text's ARTS score (its posterior, bootstrap or likelihood distribution).
+    ``judge_calls`` counts pairwise decisions asked of the judge, also per text
+    in ``calls_per_text``; texts without a single usable decision get NaN.
+    """
+
+    ratings: np.ndarray
+    se: np.ndarray
+    judge_calls: int = 0
+    invalid: int = 0
+    matches: list[list[tuple[int, float]]] = field(default_factory=list)
+    #: ``(n, 2)`` interval of each rating on the Elo scale at ``level``
+    interval: np.ndarray | None = None
+    #: judge calls spent on each text, ``(n,)``
+    calls_per_text: np.ndarray | None = None
+    method: str = ""
+    level: float = DEFAULT_LEVEL
+    arts: np.ndarray | None = None
+    arts_quantiles: np.ndarray | None = None
+    #: method details, e.g. the calibrated judge model of ``adaptive``
+    info: dict = field(default_factory=dict)
+
+    @property
+    def arts_interval(self) -> np.ndarray | None:
+        """``(n, 2)`` interval on the ARTS scale (from ``arts_quantiles`` when the level matches)."""
+        return self.info.get("arts_interval")
+
+
+def rating_of_arts(pool: Pool, arts: np.ndarray | Sequence[float]) -> np.ndarray:
+    """Inverse of :meth:`Pool.arts_of_rating`: a rating on the pool's Elo scale with
+    (to within 1/N) the share ``arts`` of pool texts below it. Monotone; 0 maps
+    below the easiest pool text, 1 above the hardest. NaN stays NaN.
+    See :func:`arts_metric.elo.rating_of_position`."""
+    return rating_of_position(pool.ratings, arts)
+
+
+def default_budget(pool_size: int) -> int:
+    """Default judge calls per text: ``ceil(2 log2 N)`` (24 for ARTS3000, 17 for ARTS300)."""
+    return max(1, math.ceil(2.0 * math.log2(max(pool_size, 2))))
+
+
+def _check_level(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return float(level)
+
+
+def _check_budget(budget: int | None, pool: Pool) -> int:
+    if budget is None:
+        return min(default_budget(len(pool)), len(pool))  # ceil(2 log2 3) = 4 > 3
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ValueError(f"budget must be a positive integer (judge calls per text), got {budget!r}")
+    return int(min(budget, len(pool)))  # a pool text is never played twice by one newcomer
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise ValueError("texts must be a list of strings, not a single string")
+    texts = list(texts)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise ValueError(f"texts[{i}] is a {type(t).__name__}, not a string: {t!r:.60}")
+        if not t.strip():
+            raise ValueError(f"texts[{i}] is empty or whitespace only")
+    return texts
+
+
+def _bounds(level: float) -> tuple[float, float]:
+    """Lower and upper probability of the central interval at ``level``."""
+    return (1.0 - level) / 2.0, (1.0 + level) / 2.0
+
+
+def _finish(
+    pool: Pool,
+    ratings: np.ndarray,
+    arts_q: np.ndarray,
+    interval_arts: np.ndarray,
+    interval: np.ndarray,
+    se: np.ndarray,
+    asker: _Asker,
+    calls_per_text: np.ndarray,
+    matches: list,
+    method: str,
+    level: float,
+    arts: np.ndarray | None = None,
+    info: dict | None = None,
+) -> PlacementResult:
+    """Assemble a method's result; the judge's call and invalid counts come from ``asker``."""
+    info = dict(info or {})
+    info["arts_interval"] = interval_arts
+    return PlacementResult(
+        ratings=ratings,
+        se=se,
+        judge_calls=int(asker.calls),
+        invalid=int(asker.invalid),
+        matches=matches,
+        interval=interval,
+        calls_per_text=np.asarray(calls_per_text, dtype=int),
+        method=method,
+        level=level,
+        arts=pool.arts_of_rating(ratings) if arts is None else arts,
+        arts_quantiles=arts_q,
+        info=info,
+    )
+
+
+def _empty_result(method: str) -> PlacementResult:
+    """The result of placing no texts at all."""
+    empty = np.empty(0)
+    return PlacementResult(
+        ratings=empty, se=empty, interval=np.empty((0, 2)), calls_per_text=np.empty(0, dtype=int),
+        method=method, arts=empty, arts_quantiles=np.empty((0, len(QUANTILE_LEVELS))),
+        info={"arts_interval": np.empty((0, 2))},
+    )
