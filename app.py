@@ -9,11 +9,14 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
+from arts_metric.config import ScoringConfig
+from arts_metric.data import BUILTIN_POOLS
 from arts_metric.readability import FORMULAS
 from arts_metric.scoring import score_texts
 
-POOLS = ["arts3000", "arts300", "arts94"]
-DEFAULT_FORMULAS = ["fkgl", "fre", "dale_chall"]
+DEFAULT_POOL = ScoringConfig.default("pool")
+POOLS = [DEFAULT_POOL, *(p for p in reversed(BUILTIN_POOLS) if p != DEFAULT_POOL)]  # the default first
+DEFAULT_FORMULAS = list(ScoringConfig.default("formulas"))
 EXAMPLE = (
     "The dog ran to the park.\n"
     "The committee postponed its decision until the auditors had reviewed the annual accounts.\n"
@@ -53,7 +56,7 @@ def build_app() -> gr.Blocks:
                 texts = gr.Textbox(label="Texts", lines=8, value=EXAMPLE)
                 one_per_line = gr.Checkbox(label="One text per line", value=True)
             with gr.Column(scale=1):
-                pool = gr.Dropdown(POOLS, value="arts3000", label="Reference pool")
+                pool = gr.Dropdown(POOLS, value=DEFAULT_POOL, label="Reference pool")
                 formulas = gr.CheckboxGroup(list(FORMULAS), value=DEFAULT_FORMULAS, label="Readability formulas")
                 button = gr.Button("Score", variant="primary")
         summary = gr.Markdown()

@@ -30,61 +30,29 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-FORMULAS: tuple[str, ...] = (
-    "fkgl",
-    "fre",
-    "dale_chall",
-    "coleman_liau",
-    "ari",
-    "gunning_fog",
-    "smog",
-    "spache",
-    "linsear_write",
-)
+#: Every formula by canonical name (in the order results list them) with the other
+#: spellings accepted for it, already normalised (lower case; runs of spaces,
+#: hyphens, dots and slashes turned into "_"): the one list of formula names.
+FORMULA_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "fkgl": ("fk", "fkg", "flesch_kincaid", "flesch_kincaid_grade", "flesch_kincaid_grade_level"),
+    "fre": ("flesch", "flesch_reading_ease", "reading_ease"),
+    "dale_chall": ("dalechall", "dc", "dcrs", "dale_chall_readability_score"),
+    "coleman_liau": ("coleman_liau_index", "colemanliau", "cli"),
+    "ari": ("automated_readability_index", "automated_readability"),
+    "gunning_fog": ("gunning_fog_index", "gunningfog", "fog", "gfi"),
+    "smog": ("smog_index",),
+    "spache": ("spache_readability",),
+    "linsear_write": ("linsear_write_formula", "linsearwrite", "linsear", "lw"),
+}
+FORMULAS: tuple[str, ...] = tuple(FORMULA_ALIASES)
 DEFAULT_FORMULAS: tuple[str, ...] = ("fkgl", "fre", "dale_chall")
 
 #: Direction of each formula: True when a larger value means a harder text.
 HIGHER_IS_HARDER: Mapping[str, bool] = {name: name != "fre" for name in FORMULAS}
 
-# Human-friendly spellings -> canonical name. Keys are already normalised
-# (lower case, runs of spaces/hyphens/dots turned into "_").
+# Any accepted spelling -> canonical name.
 _ALIASES: dict[str, str] = {
-    "fkgl": "fkgl",
-    "fk": "fkgl",
-    "fkg": "fkgl",
-    "flesch_kincaid": "fkgl",
-    "flesch_kincaid_grade": "fkgl",
-    "flesch_kincaid_grade_level": "fkgl",
-    "fre": "fre",
-    "flesch": "fre",
-    "flesch_reading_ease": "fre",
-    "reading_ease": "fre",
-    "dale_chall": "dale_chall",
-    "dalechall": "dale_chall",
-    "dc": "dale_chall",
-    "dcrs": "dale_chall",
-    "dale_chall_readability_score": "dale_chall",
-    "coleman_liau": "coleman_liau",
-    "coleman_liau_index": "coleman_liau",
-    "colemanliau": "coleman_liau",
-    "cli": "coleman_liau",
-    "ari": "ari",
-    "automated_readability_index": "ari",
-    "automated_readability": "ari",
-    "gunning_fog": "gunning_fog",
-    "gunning_fog_index": "gunning_fog",
-    "gunningfog": "gunning_fog",
-    "fog": "gunning_fog",
-    "gfi": "gunning_fog",
-    "smog": "smog",
-    "smog_index": "smog",
-    "spache": "spache",
-    "spache_readability": "spache",
-    "linsear_write": "linsear_write",
-    "linsear_write_formula": "linsear_write",
-    "linsearwrite": "linsear_write",
-    "linsear": "linsear_write",
-    "lw": "linsear_write",
+    spelling: name for name, aliases in FORMULA_ALIASES.items() for spelling in (name, *aliases)
 }
 
 # textstat language code used for every formula (English pools only).

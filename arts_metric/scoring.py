@@ -1,5 +1,5 @@
 """Scoring texts: the one function behind ``evaluate.load("arts").compute``, the
-CLI and the app.
+CLI and the app. Its settings are a :class:`arts_metric.config.ScoringConfig`.
 
 Conventions: ``arts`` is in [0, 1] and **higher = harder** (the share of the
 reference pool's texts rated easier than the text); ``arts_elo`` is the same
@@ -18,10 +18,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from arts_metric.judges import Judge, PointwiseJudge, get_judge
-from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
-from arts_metric.readability import DEFAULT_FORMULAS, HIGHER_IS_HARDER, compute_formulas, normalize_formula_name
-from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE, chunk_text
+from arts_metric import placement as placement_mod
+from arts_metric.config import ScoringConfig
+from arts_metric.judges import Judge, PointwiseJudge
+from arts_metric.pool import Pool
+from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas
+from arts_metric.segment import chunk_text
 
 HumanDirection = Literal["harder", "simpler"]
 
@@ -55,14 +57,10 @@ def _validate_human(human_scores: Any, n: int) -> np.ndarray:
     return out
 
 
-def _units(
-    texts: Sequence[str], long_texts: str, chunk_chars: int, split_above: int, max_chars: int, label: str
-) -> list[list[str]]:
-    if long_texts not in ("chunks", "whole"):
-        raise ValueError(f"long_texts must be 'chunks' or 'whole', got {long_texts!r}")
+def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: str) -> list[list[str]]:
     out = []
     for i, text in enumerate(texts):
-        units = chunk_text(text, chunk_chars, split_above) if long_texts == "chunks" else [text]
+        units = chunk_text(text, config.chunk_chars, config.split_above) if config.long_texts == "chunks" else [text]
         cut = []
         for u in units:
             if len(u) > max_chars:
@@ -81,16 +79,13 @@ def place_texts(
     texts: Sequence[str],
     judge: Judge,
     pool: Pool,
+    config: ScoringConfig | None = None,
     *,
-    long_texts: str = "chunks",
-    chunk_chars: int = DEFAULT_CHUNK_CHARS,
-    split_above: int = DEFAULT_SPLIT_ABOVE,
-    placement: str | None = None,
-    placement_options: dict | None = None,
     label: str = "predictions",
     n_mean: int | None = None,
 ) -> dict[str, Any]:
-    """Rate texts against the frozen ``pool`` with ``judge``.
+    """Rate texts against the frozen ``pool`` with ``judge``, cutting long texts into
+    units and placing them as ``config`` says (default settings when None).
 
     Returns ``arts`` (n,), ``arts_elo`` (n,), ``arts_interval`` ((n, 2) or None),
     ``mean_interval`` (interval of the mean ``arts`` of the first ``n_mean``
@@ -98,19 +93,18 @@ def place_texts(
     two texts counts for both), ``invalid``, ``units`` (how many
     pieces each text was cut into) and ``method`` (the placement used).
     """
-    from arts_metric import placement as placement_mod
-
+    config = config or ScoringConfig()
     if not isinstance(judge, PointwiseJudge) or judge.score_key not in pool.judge_scores:
         pool.get_texts()  # fail before any judge call when the pool's texts are unavailable
-    unit_lists = _units(texts, long_texts, chunk_chars, split_above, judge.max_chars, label)
+    unit_lists = _units(texts, config, judge.max_chars, label)
     unique: dict[str, int] = {}
     for units in unit_lists:
         for u in units:
             unique.setdefault(u, len(unique))
     unit_texts = list(unique)
-    options = dict(placement_options or {})
-    if placement is not None:
-        options["method"] = placement
+    options = dict(config.placement_options)
+    if config.placement is not None:
+        options["method"] = config.placement
     result = placement_mod.place(judge, pool, unit_texts, **options)
     unit_arts = np.asarray(result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float)
     unit_ratings = np.asarray(result.ratings, dtype=float)
@@ -170,22 +164,17 @@ def score_texts(
     sources: Sequence[str] | None = None,
     human_scores: Sequence[float] | None = None,
     human_higher_is: HumanDirection = "harder",
-    pool: Any = DEFAULT_POOL,
-    judge: str | Judge = "learned",
-    judge_options: dict | None = None,
-    formulas: Sequence[str] | None = DEFAULT_FORMULAS,
-    long_texts: str = "chunks",
-    chunk_chars: int = DEFAULT_CHUNK_CHARS,
-    split_above: int = DEFAULT_SPLIT_ABOVE,
-    placement: str | None = None,
-    placement_options: dict | None = None,
-    data_dir: str | None = None,
+    config: ScoringConfig | None = None,
+    **settings: Any,
 ) -> dict[str, Any]:
     """Score ``predictions`` (and optionally their ``sources``) with ARTS and formulas.
 
-    See :class:`arts_metric.evaluate_module.arts.ARTS` for the parameters; the
-    result keys are documented in the metric card.
+    ``settings`` (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) are
+    the fields of :class:`~arts_metric.config.ScoringConfig`, applied over
+    ``config`` (default: every default); see there for each one. The result
+    keys are documented in the metric card.
     """
+    config = ScoringConfig.from_settings(settings, base=config)
     predictions = validate_texts(predictions, "predictions")
     n = len(predictions)
     if sources is not None:
@@ -197,24 +186,12 @@ def score_texts(
         if human_higher_is not in ("harder", "simpler"):
             raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {human_higher_is!r}")
         human = _validate_human(human_scores, n)
-    formula_names = [normalize_formula_name(f) for f in (formulas or ())]
-    if chunk_chars < 1 or split_above < 1:
-        raise ValueError(f"chunk_chars and split_above must be positive, got {chunk_chars}, {split_above}")
+    formula_names = list(config.formulas)
 
-    judge_obj = get_judge(judge, **(judge_options or {}))
-    pool_obj = load_pool(pool, judge=judge_obj, data_dir=data_dir)
+    judge_obj = config.make_judge()
+    pool_obj = config.make_pool(judge_obj)
     all_texts = predictions + (sources or [])
-    placed = place_texts(
-        all_texts,
-        judge_obj,
-        pool_obj,
-        long_texts=long_texts,
-        chunk_chars=chunk_chars,
-        split_above=split_above,
-        placement=placement,
-        placement_options=placement_options,
-        n_mean=n,
-    )
+    placed = place_texts(all_texts, judge_obj, pool_obj, config, n_mean=n)
     result: dict[str, Any] = {
         "arts": _tolist(placed["arts"][:n]),
         "arts_elo": _tolist(placed["arts_elo"][:n]),
@@ -261,7 +238,5 @@ def score_texts(
     result["invalid"] = placed["invalid"]
     result["judge"] = judge_obj.name
     result["pool"] = pool_obj.name
-    stats = getattr(judge_obj, "stats", None)
-    if stats is not None and hasattr(stats, "as_dict"):
-        result["judge_stats"] = stats.as_dict()
+    result["judge_stats"] = judge_obj.stats.as_dict()
     return result

@@ -88,3 +88,34 @@ def test_judge_and_data_errors_are_one_line(tmp_path):
         env={**os.environ, "ARTS_DATA_DIR": str(tmp_path / "missing"), "ARTS_CACHE_DIR": str(tmp_path)},
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "ARTS_DATA_DIR" in proc.stderr
+
+
+def test_flags_are_the_scoring_settings():
+    """`arts score` flags map onto ScoringConfig fields and placement_options; a flag not
+    given keeps the config's default."""
+    from arts_metric.cli import build_parser
+    from arts_metric.commands.score import SETTING_FLAGS, config_from_args
+    from arts_metric.config import ScoringConfig
+
+    parser = build_parser()
+    assert config_from_args(parser.parse_args(["score", "in.txt"])) == ScoringConfig()
+    args = parser.parse_args([
+        "score", "-", "--pool", "arts94", "--formulas", "smog,ARI", "--long-texts", "whole", "--chunk-chars", "90",
+        "--split-above", "500", "--placement", "mle", "--budget", "8", "--seed", "2", "--data-dir", "/d", "--judge", "learned",
+    ])
+    assert config_from_args(args) == ScoringConfig(
+        pool="arts94", formulas=("smog", "ari"), long_texts="whole", chunk_chars=90, split_above=500,
+        placement="mle", placement_options={"budget": 8, "seed": 2}, data_dir="/d",
+    )
+    assert set(SETTING_FLAGS) == set(ScoringConfig.names()) - {"judge_options", "placement_options"}
+    help_text = parser._subparsers._group_actions[0].choices["score"].format_help()
+    assert f"(default: {ScoringConfig.default('pool')})" in help_text and "{chunks,whole}" in help_text
+
+
+def test_formulas_none_and_bad_settings(tmp_path):
+    proc = run("score", "-", "--no-progress", "--formulas", "none", stdin=TEXTS[0])
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)
+    assert "fkgl" not in row and 0.0 <= row["arts"] <= 1.0
+    proc = run("score", "-", "--chunk-chars", "0", stdin=TEXTS[0])
+    assert proc.returncode == 2 and "chunk_chars must be a positive integer" in proc.stderr and "Traceback" not in proc.stderr

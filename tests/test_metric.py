@@ -78,6 +78,36 @@ def test_bare_name_loads_offline(tmp_path, where):
     assert out["fkgl"][0] < out["fkgl"][1]
 
 
+def test_module_docstring_examples_run(tmp_path):
+    """The module script's docstring examples run as doctests (as `evaluate` runs its own
+    metrics'), in a fresh offline interpreter where `arts register` made "arts" loadable."""
+    env = _offline_env(tmp_path)
+    subprocess.run([str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path)
+    code = textwrap.dedent(
+        """
+        import doctest, importlib.util, json
+        from arts_metric.registry import module_script_path
+        spec = importlib.util.spec_from_file_location("arts_module_script", module_script_path())
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        result = doctest.testmod(module)
+        print(json.dumps({"attempted": result.attempted, "failed": result.failed}))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    examples = sum(line.lstrip().startswith(">>> ") for line in module_script_path().read_text().splitlines())
+    assert examples >= 1 and out == {"attempted": examples, "failed": 0}, proc.stdout[-3000:]
+
+
+def test_settings_are_checked_by_the_config(metric):
+    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'pools'; valid settings: pool, judge"):
+        metric.compute(predictions=[PLAIN], pools="arts94")
+    with pytest.raises(ValueError, match="long_texts must be one of 'chunks', 'whole', got 'pages'"):
+        metric.compute(predictions=[PLAIN], long_texts="pages")
+
+
 def test_compute_outputs(metric):
     out = metric.compute(predictions=[PLAIN, HARD])
     for key in ("arts", "arts_elo", "arts_mean", "fkgl", "fre", "dale_chall", "units", "judge_calls"):

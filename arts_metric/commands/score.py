@@ -1,4 +1,10 @@
-"""``arts score INPUT``: score texts from a file or stdin, one output row per text."""
+"""``arts score INPUT``: score texts from a file or stdin, one output row per text.
+
+Its scoring flags are the settings of :class:`arts_metric.config.ScoringConfig`
+(``--pool`` is ``pool``, ``--long-texts`` is ``long_texts``, ...), with their
+defaults and help taken from there; ``--budget``, ``--target-width``,
+``--level``, ``--opponents`` and ``--seed`` go into ``placement_options``.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +17,15 @@ import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
-from arts_metric.pool import DEFAULT_POOL
-from arts_metric.readability import DEFAULT_FORMULAS
-from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
+from arts_metric.config import ScoringConfig
 from arts_metric.textio import labelled_lines, read_labelled_rows
 
 BATCH = 256
+#: ScoringConfig settings given as flags (``--long-texts`` for ``long_texts``), and their types.
+SETTING_FLAGS = {"pool": str, "judge": str, "formulas": str, "long_texts": str, "chunk_chars": int,
+                 "split_above": int, "placement": str, "data_dir": str}
+#: Flags that become placement_options.
+PLACEMENT_FLAGS = ("budget", "target_width", "level", "opponents", "seed")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,36 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("input", help="a .txt, .jsonl or .csv file, or - for stdin")
     p.add_argument("--out", "-o", help="output file (.jsonl, .json or .csv; default: JSON lines on stdout)")
-    p.add_argument("--pool", default=DEFAULT_POOL, help=f"reference pool: {DEFAULT_POOL} (default), arts300, arts94, or a file")
-    p.add_argument("--judge", default="learned", help="judge spec: learned (default), openai:<model>, history:<path>")
-    p.add_argument(
-        "--formulas",
-        default=",".join(DEFAULT_FORMULAS),
-        help="comma-separated readability formulas (fkgl, fre, dale_chall, coleman_liau, ari, gunning_fog, "
-        "smog, spache, linsear_write) or 'none'",
-    )
     p.add_argument("--field", default="text", help="name of the text field in .jsonl/.csv input (default: text)")
-    p.add_argument("--long-texts", choices=("chunks", "whole"), default="chunks", help="how texts over --split-above are judged")
-    p.add_argument(
-        "--chunk-chars", type=int, default=DEFAULT_CHUNK_CHARS,
-        help=f"unit size for long texts, in characters (default {DEFAULT_CHUNK_CHARS})",
-    )
-    p.add_argument(
-        "--split-above", type=int, default=DEFAULT_SPLIT_ABOVE,
-        help=f"texts longer than this are split into sentences (default {DEFAULT_SPLIT_ABOVE})",
-    )
-    p.add_argument(
-        "--placement",
-        choices=("exhaustive", "adaptive", "mle", "elo"),
-        default=None,
-        help="placement in the frozen pool (default: exhaustive for the learned judge, adaptive for LLM judges)",
-    )
+    for name, type_ in SETTING_FLAGS.items():
+        default = ScoringConfig.default(name)
+        shown = "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
+        p.add_argument(
+            "--" + name.replace("_", "-"), type=type_, default=None, choices=ScoringConfig.choices(name),
+            help=ScoringConfig.help(name).replace("%", "%%") + shown,
+        )
     p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo (default ceil(2 log2 N))")
     p.add_argument("--target-width", type=float, default=None, help="adaptive: stop when the interval is this narrow (default 0.1)")
     p.add_argument("--level", type=float, default=None, help="interval level (default 0.95)")
     p.add_argument("--opponents", choices=("random", "spread"), default=None, help="mle/elo: how opponents are drawn")
     p.add_argument("--seed", type=int, default=None, help="placement seed")
-    p.add_argument("--data-dir", default=None, help="ARTS data folder (for judges that read pool texts)")
     p.add_argument("--format", choices=("jsonl", "csv", "table"), default=None, help="stdout format (default jsonl)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
@@ -92,31 +84,29 @@ def _collect(args: argparse.Namespace) -> tuple[list[str], list[str], list[dict]
     return labels, texts, rows
 
 
+def config_from_args(args: argparse.Namespace) -> ScoringConfig:
+    """The flags as a :class:`ScoringConfig` (a flag not given keeps the setting's default)."""
+    settings = {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name) is not None}
+    options = {name: getattr(args, name) for name in PLACEMENT_FLAGS if getattr(args, name) is not None}
+    try:
+        return ScoringConfig.from_settings(settings, placement_options=options)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from arts_metric.data import ARTSDataNotFoundError
-    from arts_metric.judges import get_judge
     from arts_metric.llm.runner import EndpointError
-    from arts_metric.pool import load_pool
-    from arts_metric.readability import normalize_formula_name
     from arts_metric.scoring import score_texts
 
-    formulas: list[str] = []
-    if args.formulas.strip().lower() != "none":
-        try:
-            formulas = [normalize_formula_name(f.strip()) for f in args.formulas.split(",") if f.strip()]
-        except ValueError as exc:
-            raise CLIError(str(exc)) from None
-    options = {
-        key: getattr(args, key)
-        for key in ("budget", "target_width", "level", "opponents", "seed")
-        if getattr(args, key) is not None
-    }
+    config = config_from_args(args)
+    formulas = config.formulas
     labels, texts, rows = _collect(args)
     try:
-        judge = get_judge(args.judge)
-        pool = load_pool(args.pool, judge=judge, data_dir=args.data_dir)
+        judge = config.make_judge()
+        config = config.replace(judge=judge, pool=config.make_pool(judge))
     except (ValueError, FileNotFoundError) as exc:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []
@@ -125,18 +115,7 @@ def run(args: argparse.Namespace) -> int:
         for start in range(0, len(texts), BATCH):
             batch = texts[start : start + BATCH]
             try:
-                res = score_texts(
-                    batch,
-                    pool=pool,
-                    judge=judge,
-                    formulas=formulas,
-                    long_texts=args.long_texts,
-                    chunk_chars=args.chunk_chars,
-                    split_above=args.split_above,
-                    placement=args.placement,
-                    placement_options=options,
-                    data_dir=args.data_dir,
-                )
+                res = score_texts(batch, config=config)
             except (ARTSDataNotFoundError, EndpointError) as exc:
                 raise CLIError(str(exc)) from None
             except ValueError as exc:

@@ -1,13 +1,16 @@
 """ARTS: Assessing Readability & Text Simplicity, as a Hugging Face ``evaluate`` metric.
 
 Needs the ``arts-metric`` package (``pip install arts-metric``); this script is a
-thin shell around :func:`arts_metric.scoring.score_texts`.
+thin shell around :func:`arts_metric.scoring.score_texts`. Its settings (pool,
+judge, formulas, placement, long texts, ...) and their defaults are
+:class:`arts_metric.config.ScoringConfig`'s, documented from there.
 """
 
 import datasets
 import evaluate
 
 from arts_metric import __version__ as _ARTS_VERSION
+from arts_metric.config import ScoringConfig
 from arts_metric.scoring import score_texts, validate_texts
 
 _CITATION = """\
@@ -41,26 +44,7 @@ Args:
         for every reported metric, signed so positive = agrees with humans.
     human_higher_is ("harder" | "simpler", default "harder"): direction of
         `human_scores`.
-    pool (str | path | datasets.Dataset | list of dict, default "arts3000"):
-        reference pool: "arts3000", "arts300", "arts94", or your own texts with a
-        `text` field and optionally an `elo` rating.
-    judge (str, default "learned"): "learned" (offline, CPU), "openai:<model>"
-        (any OpenAI-compatible endpoint), "history:<path>" (a recorded history).
-    judge_options (dict, optional): keyword arguments for the judge.
-    formulas (list of str, default ["fkgl", "fre", "dale_chall"]): any of fkgl,
-        fre, dale_chall, coleman_liau, ari, gunning_fog, smog, spache, linsear_write.
-    long_texts ("chunks" | "whole", default "chunks"): texts longer than
-        `split_above` characters (default 400, the longest pool texts) are split
-        at sentence boundaries into units of at most `chunk_chars` characters
-        (default 150); the text scores the length-weighted mean of its units.
-    chunk_chars (int, default 150), split_above (int, default 400).
-    placement (str, optional): how newcomers are placed in the frozen pool:
-        "exhaustive" (default for the learned judge: every pool text, no
-        pairwise calls), "adaptive" (default for LLM judges), "mle", "elo".
-    placement_options (dict, optional): e.g. {"budget": 24, "target_width": 0.1,
-        "level": 0.95, "seed": 0}; see the metric card.
-    data_dir (str, optional): the ARTS data folder (needed only when a judge must
-        read the texts of a built-in pool, e.g. an LLM judge).
+""" + ScoringConfig.docstring() + """
 Returns:
     arts (list of float in [0, 1], higher = harder), arts_elo (list of float,
     unbounded, pool's Elo scale), arts_interval (per text [low, high], 95%),
@@ -112,8 +96,11 @@ class ARTS(evaluate.Metric):
             raise ValueError("ARTS takes no references; pass the texts before simplification as sources=")
         return super().compute(predictions=predictions, **kwargs)
 
-    def _compute(self, predictions, **options):
-        # Every option and its default lives in score_texts (documented above).
-        result = score_texts(predictions, **options)
+    def _compute(self, predictions, sources=None, human_scores=None, human_higher_is="harder", **settings):
+        # Every setting and its default lives in ScoringConfig (documented above).
+        config = ScoringConfig.from_settings(settings)
+        result = score_texts(
+            predictions, sources=sources, human_scores=human_scores, human_higher_is=human_higher_is, config=config
+        )
         result["arts_metric_version"] = _ARTS_VERSION
         return result

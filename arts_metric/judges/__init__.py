@@ -7,15 +7,20 @@
 | ``openai:MODEL[@BASE_URL][?opt=v&...]`` | an LLM over any OpenAI-compatible endpoint (pairwise, listwise, pointwise, 1-5 ease, CEFR) | :mod:`arts_metric.judges.openai_judge` |
 
 New judges register a prefix in ``_FACTORIES``; the factory gets the part after
-the colon (or ``""``) and the keyword arguments given to :func:`get_judge`.
+the colon (or ``""``) and the keyword arguments given to :func:`get_judge`, and,
+if it has a ``context`` parameter, the caller's :class:`JudgeContext`. Option
+values may arrive as text (a spec's ``?k=v``, a build's ``--rater 'SPEC k=v'``):
+each factory converts them by its declared types
+(:func:`arts_metric.options.convert_options`).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
-from arts_metric.judges.base import Decision, Judge, JudgeStats, PointwiseJudge
+from arts_metric.judges.base import Decision, Judge, JudgeContext, JudgeStats, PointwiseJudge
 
 # prefix -> "module:factory"; imported lazily so that e.g. the openai client is
 # only needed by users of the LLM judges.
@@ -31,9 +36,12 @@ def available_judges() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def get_judge(spec: "str | Judge", **kwargs: Any) -> Judge:
+def get_judge(spec: "str | Judge", context: JudgeContext | None = None, **kwargs: Any) -> Judge:
     """Turn a spec string (``"learned"``, ``"openai:gpt-4o"``, ...) into a judge.
 
+    ``kwargs`` are the judge's options (values or their text); ``context`` is
+    passed to the factories that take one (the ``history:`` judge reads
+    ``context.texts`` and ``context.data_dir``; options given explicitly win).
     A :class:`Judge` instance is returned unchanged.
     """
     if isinstance(spec, Judge):
@@ -46,7 +54,9 @@ def get_judge(spec: "str | Judge", **kwargs: Any) -> Judge:
         raise ValueError(f"unknown judge {spec!r}; known prefixes: {', '.join(available_judges())}")
     module_name, _, attr = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attr)
+    if context is not None and "context" in inspect.signature(factory).parameters:
+        kwargs["context"] = context
     return factory(rest, **kwargs)
 
 
-__all__ = ["Decision", "Judge", "JudgeStats", "PointwiseJudge", "get_judge", "available_judges"]
+__all__ = ["Decision", "Judge", "JudgeContext", "JudgeStats", "PointwiseJudge", "get_judge", "available_judges"]

@@ -11,13 +11,23 @@ asked for a 0-1 score) additionally implement :class:`PointwiseJudge`: their
 ``score`` is a latent difficulty (higher = harder) and ``prob_harder`` turns
 two such scores into a pairwise decision, so placement against a pool needs
 no pairwise calls at all.
+
+What callers may ask of any judge, without probing attributes:
+:meth:`Judge.describe` (what to write in a report), :meth:`Judge.quiet` (no
+progress bar of its own while the caller draws one), :attr:`Judge.preferred_batch`
+(how many pairs one :meth:`Judge.compare` call should carry), and, when the
+judge is made, a :class:`JudgeContext` (what the caller knows beyond the
+judge's options).
 """
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -43,15 +53,43 @@ class JudgeStats:
         return d
 
 
+@dataclass(frozen=True)
+class JudgeContext:
+    """What the caller knows besides the judge's own options, offered to every
+    judge factory that takes it (``get_judge(spec, context=...)``); judges that
+    need none of it ignore it.
+
+    Attributes
+    ----------
+    texts : the texts being judged, in index order (a build's inputs): a
+        recorded history maps texts back to these indices.
+    data_dir : the ARTS data folder, for judges that read recorded data.
+    """
+
+    texts: tuple[str, ...] | None = None
+    data_dir: str | os.PathLike | None = None
+
+    def __post_init__(self) -> None:
+        if self.texts is not None:
+            if isinstance(self.texts, str):
+                raise ValueError("JudgeContext.texts must be a sequence of strings, not one string")
+            object.__setattr__(self, "texts", tuple(self.texts))
+
+
 class Judge(ABC):
     """Decides which of two texts is harder. Subclasses set ``name`` (the spec string)."""
 
     name: str = "judge"
     #: Longest text (in characters) the judge reads; longer texts are cut with a warning.
     max_chars: int = 4000
-    #: Whether the judge may draw its own progress bar (stderr). Placement turns
-    #: it off while it shows one bar for a whole multi-round job.
-    progress: bool = True
+    #: Whether the judge may draw its own progress bar (stderr); None = the judge
+    #: decides (e.g. only for long jobs). Callers use :meth:`quiet`, not this flag.
+    progress: bool | None = True
+    #: Pairs one :meth:`compare` call should carry when a caller splits a long job
+    #: (e.g. to store decisions as they come); None = every pair in one call,
+    #: because the answers depend on the whole call (a recorded history replays a
+    #: repeated pair's k-th record only within one call).
+    preferred_batch: int | None = 32
 
     def __init__(self) -> None:
         self.stats = JudgeStats()
@@ -67,6 +105,23 @@ class Judge(ABC):
         whose scores also depend on settings not in the name (an endpoint,
         sampling parameters) extend it."""
         return self.name
+
+    @contextmanager
+    def quiet(self) -> Iterator["Judge"]:
+        """Within the ``with`` block the judge draws no progress bar of its own
+        (for a caller that shows one bar for a whole multi-call job)."""
+        saved = self.progress
+        self.progress = False
+        try:
+            yield self
+        finally:
+            self.progress = saved
+
+    def describe(self) -> dict[str, Any]:
+        """What a report should say about this judge: ``judge`` (the name) and
+        ``stats`` (:meth:`JudgeStats.as_dict`); judges add what identifies them
+        further (model, endpoint without secrets, strategy, prompt version, ...)."""
+        return {"judge": self.name, "stats": self.stats.as_dict()}
 
     def close(self) -> None:
         """Release resources (connections, caches). Safe to call twice."""

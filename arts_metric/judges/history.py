@@ -3,8 +3,9 @@
 ``history:PATH`` reads a history file (``{"match", "a", "b", "harder"}`` rows);
 ``history:POOL/JUDGE/RUN`` (e.g. ``history:arts94/gpt-4-1106-preview/pairwise-run1``)
 reads one from the ARTS data folder. The judge needs the pool's texts (index
-order) to map texts back to indices: ``texts=[...]``, or ``pool="arts94"``
-(implied by the ``POOL/JUDGE/RUN`` form).
+order) to map texts back to indices: ``texts=[...]``, or ``pool="arts94"``, or
+the caller's :class:`~arts_metric.judges.base.JudgeContext` texts (a build's
+inputs), or the pool the ``POOL/JUDGE/RUN`` form implies, in this order.
 
 For a pair of texts it returns the recorded decision for that ordered pair, or
 the flipped decision of the reversed pair. When a pair was recorded more than
@@ -17,16 +18,21 @@ Elo ratings exactly. Unknown pairs and recorded ``null`` decisions are None
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
 from arts_metric import data as arts_data
-from arts_metric.judges.base import Decision, Judge
+from arts_metric.judges.base import Decision, Judge, JudgeContext
+from arts_metric.options import convert_options, option_types
 
 
 class HistoryJudge(Judge):
     """Replays recorded decisions (see module docstring). ``texts[i]`` is pool text ``i``."""
+
+    #: A repeated pair gets its k-th record only within one compare() call: ask everything at once.
+    preferred_batch = None
 
     def __init__(self, matches: Sequence[arts_data.Match], texts: Sequence[str], name: str = "history") -> None:
         super().__init__()
@@ -101,14 +107,22 @@ def from_spec(
     rest: str,
     texts: Sequence[str] | None = None,
     pool: str | None = None,
-    data_dir: Any = None,
+    data_dir: str | os.PathLike | None = None,
+    context: JudgeContext | None = None,
     **kwargs: Any,
 ) -> HistoryJudge:
-    """Factory for ``get_judge("history:...")``."""
+    """Factory for ``get_judge("history:...")``; option values may be given as text."""
     if kwargs:
-        raise ValueError(f"unknown options for the history judge: {', '.join(sorted(kwargs))} (known: texts, pool, data_dir)")
+        raise ValueError(f"unknown options for the history judge: {', '.join(sorted(kwargs))} (known: {', '.join(OPTION_TYPES)})")
     if not rest:
         raise ValueError("the history judge needs a file: 'history:PATH' or 'history:POOL/JUDGE/RUN'")
+    given = convert_options({"texts": texts, "pool": pool, "data_dir": data_dir}, OPTION_TYPES, "the history judge")
+    texts, pool, data_dir = given["texts"], given["pool"], given["data_dir"]
+    if context is not None:
+        if texts is None and pool is None:
+            texts = context.texts
+        if data_dir is None:
+            data_dir = context.data_dir
     path, implied_pool = _resolve(rest, data_dir)
     rows = []
     with open(path, encoding="utf-8") as fh:
@@ -125,3 +139,7 @@ def from_spec(
             raise ValueError("the history judge needs the pool texts: texts=[...] (index order) or pool='arts94'")
         texts = [r["text"] for r in arts_data.load_pool_rows(pool, data_dir)]
     return HistoryJudge(matches, texts, name=f"history:{rest}")
+
+
+#: The history judge's options and their declared types.
+OPTION_TYPES = option_types(from_spec, exclude=("rest", "context"))

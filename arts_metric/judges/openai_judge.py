@@ -44,10 +44,9 @@ from arts_metric.llm.endpoint import (
     resolve_endpoint,
     sanitize_url,
 )
-from arts_metric.llm.options import LLMOptions
+from arts_metric.llm.options import ALIASES, LLMOptions
 from arts_metric.llm.runner import Item, Outcome, RunReport, RunSettings, run_items
 from arts_metric.llm.strategies import (
-    DEFAULT_MAX_TOKENS,
     LISTWISE,
     PAIRWISE,
     ListwiseStrategy,
@@ -87,6 +86,7 @@ class _OpenAIJudgeBase:
         self.endpoint = endpoint
         self.options = options
         self.name = name
+        self.progress = options.progress
         # One budget for the judge's lifetime: max_requests / max_cost bound all its calls together.
         self.budget = Budget(options.max_requests, options.max_cost, options.price_in, options.price_out)
         self.last_report: RunReport | None = None
@@ -103,13 +103,22 @@ class _OpenAIJudgeBase:
 
     @property
     def params(self) -> dict[str, Any]:
-        o = self.options
-        return {
-            "temperature": o.temperature,
-            "top_p": o.top_p,
-            "seed": o.seed,
-            "max_tokens": o.max_tokens or DEFAULT_MAX_TOKENS[o.strategy],
+        """The sampling parameters sent with every request (part of every cache key)."""
+        return self.options.request_params()
+
+    def describe(self) -> dict[str, Any]:
+        """Name, model, endpoint (no credentials), strategy, prompt version, persona, statistics."""
+        info: dict[str, Any] = {
+            "judge": self.name,
+            "model": self.endpoint.model,
+            "endpoint": self.endpoint.display_url,
+            "strategy": self.strategy.name,
+            "prompt_version": self.strategy.version,
         }
+        if self.options.persona is not None:
+            info["persona"] = self.options.persona
+        info["stats"] = self.stats.as_dict()
+        return info
 
     def _key(self, strategy: str, version: str, texts: Sequence[str], messages: list, extra: dict | None = None) -> str:
         extra = dict(extra or {})
@@ -117,24 +126,9 @@ class _OpenAIJudgeBase:
         return judgment_key(self.endpoint.model, strategy, version, self.params, texts, extra)
 
     def _run(self, items: list[Item], strategy: str, version: str) -> list[Outcome]:
-        o = self.options
         settings = RunSettings(
-            endpoint=self.endpoint,
-            strategy=strategy,
-            prompt_version=version,
-            params=self.params,
-            budget=self.budget,
-            concurrency=o.concurrency,
-            timeout=o.timeout,
-            max_retries=o.max_retries,
-            max_reasks=o.max_reasks,
-            backoff_base=o.backoff_base,
-            backoff_max=o.backoff_max,
-            use_cache=o.cache,
-            cache_dir=o.cache_dir,
-            retry_invalid=o.retry_invalid,
-            progress=o.progress and self.progress,
-            desc=f"{self.endpoint.model} {strategy}",
+            self.endpoint, strategy, version, self.params, self.budget, self.options,
+            progress=bool(self.progress), desc=f"{self.endpoint.model} {strategy}",
         )
         outcomes, report = run_items(items, settings)
         self.last_report = report
@@ -362,20 +356,11 @@ class OpenAIListwiseJudge(_LatentJudge, Judge):
 
 
 def _judge_name(model: str, explicit_url: str | None, options: LLMOptions) -> str:
+    """``openai:MODEL[@URL]`` plus the named decision options (:meth:`LLMOptions.name_tags`)."""
     name = f"openai:{model}"
     if explicit_url:
         name += "@" + sanitize_url(explicit_url)
-    tags = []
-    if options.strategy != "pairwise":
-        tags.append(f"strategy={options.strategy}")
-    if options.strategy == "pairwise_expert":
-        tags.append(f"persona={options.persona}")
-    if options.strategy == "ease_1to5":
-        tags.append(f"style={options.style}")
-    if options.strategy == "cefr":
-        tags.append(f"k={options.k}")
-    if options.both_orders and options.strategy in PAIRWISE:
-        tags.append("both_orders=true")
+    tags = options.name_tags()
     return name + ("?" + "&".join(tags) if tags else "")
 
 
@@ -401,17 +386,13 @@ def make_judge(
 
 def from_spec(rest: str, **kwargs: Any) -> OpenAIPairwiseJudge | OpenAIPointwiseJudge | OpenAIListwiseJudge:
     """Factory for ``get_judge("openai:...")``; see the module docstring for the spec form.
-    Keyword arguments win over spec options, ``base_url=`` over the ``@URL`` part."""
+    Keyword arguments win over spec options, ``base_url=`` over the ``@URL`` part;
+    values given as text are converted by the options' declared types."""
     model, spec_url, spec_options = parse_spec(rest)
     base_url = kwargs.pop("base_url", None) or spec_url
     api_key = kwargs.pop("api_key", None)
-    for key in spec_options:
-        if key in ("base_url", "api_key"):
-            raise ValueError(f"give {key} as an argument (or the base URL after '@'), not as a spec option")
-    merged = {_ALIASES.get(k, k): v for k, v in spec_options.items()}
-    merged.update({_ALIASES.get(k, k): v for k, v in kwargs.items()})
-    opts = LLMOptions.from_mapping(merged, f"judge {('openai:' + rest)!r} and its arguments")
+    merged = {ALIASES.get(k, k): v for k, v in spec_options.items()}
+    merged.update({ALIASES.get(k, k): v for k, v in kwargs.items()})
+    shown = f"openai:{model}" + (f"@{sanitize_url(spec_url)}" if spec_url else "")  # no credentials in errors
+    opts = LLMOptions.from_mapping(merged, f"judge {shown!r} and its arguments")
     return make_judge(model, base_url=base_url, api_key=api_key, _options=opts)
-
-
-_ALIASES = {"topic": "persona"}

@@ -3,7 +3,7 @@
 | module | job |
 | --- | --- |
 | :mod:`~arts_metric.llm.endpoint` | base URL / key / model resolution, spec parsing |
-| :mod:`~arts_metric.llm.options` | every judge option, from kwargs or the spec string |
+| :mod:`~arts_metric.llm.options` | every judge option, declared once with its kind (transport / decision) |
 | :mod:`~arts_metric.llm.prompts` | versioned templates in :mod:`arts_metric.prompts` |
 | :mod:`~arts_metric.llm.strategies` | texts -> messages, answers -> values (higher = harder) |
 | :mod:`~arts_metric.llm.parsing` | strict answer parsers |

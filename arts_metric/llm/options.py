@@ -1,10 +1,28 @@
-"""Options of the LLM judges, from keyword arguments or from the spec string.
+"""Options of the LLM judges, declared once, from keyword arguments or from the spec string.
 
 Every option can be given as a keyword argument (``get_judge("openai:gpt-4o",
 strategy="pointwise")``) or after ``?`` in the spec
 (``"openai:gpt-4o?strategy=pointwise&concurrency=8"``); keyword arguments win.
-Spec values are strings and are converted to the option's type (``true`` /
-``false`` for flags, ``none`` for "not set").
+Spec values are strings and are converted to the option's declared type by
+:func:`arts_metric.options.convert_option` (``true`` / ``false`` for flags,
+``none`` for "not set").
+
+Each field's metadata says what kind of option it is; everything else is
+derived from it:
+
+- ``kind="decision"``: shapes an answer (the prompt, the sampling, how answers
+  become decisions). ``request=True`` marks the sampling parameters sent with
+  every request (:meth:`LLMOptions.request_params`, part of the cache key);
+  ``name`` says when the option shows in the judge's canonical name
+  (:meth:`LLMOptions.name_tags`): ``"changed"`` when it differs from its
+  default, ``"always"`` whenever it applies; ``applies`` lists the strategies
+  it applies to (None = all).
+- ``kind="transport"``: how requests are sent (concurrency, timeouts, retries,
+  cache, budget, progress bar). Never in a cache key or a name:
+  :data:`TRANSPORT_OPTIONS`, and with the endpoint's ``base_url`` and
+  ``api_key`` :data:`OPERATIONAL_OPTIONS`, the options a build leaves out of
+  rater names so that a resumed build with another concurrency or server port
+  continues the same rater.
 """
 
 from __future__ import annotations
@@ -12,49 +30,86 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from arts_metric.llm.strategies import EASE_STYLES, STRATEGIES
+from arts_metric.cefr import CEFR_LEVELS
+from arts_metric.llm.strategies import DEFAULT_MAX_TOKENS, EASE_STYLES, PAIRWISE, STRATEGIES
+from arts_metric.options import convert_options
 
-_ALIASES = {"topic": "persona"}
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
+#: Other spellings of option names.
+ALIASES: dict[str, str] = {"topic": "persona"}
+TRANSPORT, DECISION = "transport", "decision"
+
+
+def _option(
+    default: Any,
+    kind: str,
+    help: str,
+    *,
+    applies: tuple[str, ...] | None = None,
+    name: str | None = None,
+    request: bool = False,
+) -> Any:
+    return field(
+        default=default,
+        metadata={"kind": kind, "help": help, "applies": applies, "name": name, "request": request},
+    )
 
 
 @dataclass
 class LLMOptions:
-    """All options of an ``openai:`` judge (units in the comments)."""
+    """All options of an ``openai:`` judge (units in each field's ``help``)."""
 
-    strategy: str = "pairwise"  # pairwise | pairwise_expert | listwise | pointwise | ease_1to5 | cefr
-    persona: str | None = None  # pairwise_expert: the topic of expertise (alias: topic)
-    style: str = "own_reasoning"  # ease_1to5 prompt: simple | ascb | own_reasoning
-    examples: Any = None  # cefr: list of (text, level) or a .jsonl/.json file of {"text", "level"}
-    k: int = 5  # cefr: in-context examples per request
-    both_orders: bool = False  # pairwise: ask (a, b) and (b, a), combine, report inconsistency
-    invalid: str = "record"  # record (None, counted) | coin_flip (explicit opt-in, still counted)
-    concurrency: int = 16  # requests in flight
-    timeout: float = 60.0  # seconds per request
-    max_retries: int = 6  # transport retries per request (429, 5xx, timeouts)
-    max_reasks: int = 3  # extra asks after an unusable answer (ARTS footnote 6)
-    backoff_base: float = 0.5  # seconds; doubles per retry, full jitter
-    backoff_max: float = 30.0  # seconds
-    temperature: float | None = 0.0  # the ARTS authors used 0; None = server default
-    top_p: float | None = None
-    seed: int | None = None  # sampling seed sent to the endpoint
-    max_tokens: int | None = None  # completion cap; None = the strategy's default
-    cache: bool = True  # use the SQLite judgment cache
-    cache_dir: str | None = None  # default: $ARTS_CACHE_DIR, else the user cache dir / arts-metric
-    retry_invalid: bool = False  # re-ask judgments cached as unusable
-    max_requests: int | None = None  # stop before sending more requests than this
-    max_cost: float | None = None  # US dollars; needs price_in and price_out
-    price_in: float | None = None  # US dollars per million prompt tokens
-    price_out: float | None = None  # US dollars per million completion tokens
-    progress: bool = True  # tqdm bar on stderr
-    batch_size: int = 100  # listwise: texts per ranking request
-    min_coverage: float = 0.5  # listwise: least share of texts a usable ranking places
-    rng_seed: int = 0  # coin flips and the choice of CEFR examples
+    strategy: str = _option(
+        "pairwise", DECISION, "pairwise | pairwise_expert | listwise | pointwise | ease_1to5 | cefr", name="changed"
+    )
+    persona: str | None = _option(
+        None, DECISION, "pairwise_expert: the topic of expertise (alias: topic)", applies=("pairwise_expert",), name="changed"
+    )
+    style: str = _option(
+        "own_reasoning", DECISION, "ease_1to5 prompt: simple | ascb | own_reasoning", applies=("ease_1to5",), name="always"
+    )
+    examples: Any = _option(
+        None, DECISION, "cefr: list of (text, level) or a .jsonl/.json file of {text, level}", applies=("cefr",)
+    )
+    k: int = _option(5, DECISION, "cefr: in-context examples per request", applies=("cefr",), name="always")
+    both_orders: bool = _option(
+        False, DECISION, "pairwise: ask (a, b) and (b, a), combine, report inconsistency", applies=PAIRWISE, name="changed"
+    )
+    # Decision: a coin flip replaces what would otherwise be a missing decision.
+    invalid: str = _option("record", DECISION, "record (None, counted) | coin_flip (explicit opt-in, still counted)")
+    concurrency: int = _option(16, TRANSPORT, "requests in flight")
+    timeout: float = _option(60.0, TRANSPORT, "seconds per request")
+    max_retries: int = _option(6, TRANSPORT, "transport retries per request (429, 5xx, timeouts)")
+    # Transport: asking again after an unusable answer changes how hard we try, not what a usable answer says.
+    max_reasks: int = _option(3, TRANSPORT, "extra asks after an unusable answer (ARTS footnote 6)")
+    backoff_base: float = _option(0.5, TRANSPORT, "seconds; doubles per retry, full jitter")
+    backoff_max: float = _option(30.0, TRANSPORT, "seconds")
+    temperature: float | None = _option(
+        0.0, DECISION, "the ARTS authors used 0; None = server default", request=True
+    )
+    top_p: float | None = _option(None, DECISION, "nucleus sampling; None = server default", request=True)
+    seed: int | None = _option(None, DECISION, "sampling seed sent to the endpoint", request=True)
+    # Decision: a cap can cut an answer (a listwise ranking, a reason) short.
+    max_tokens: int | None = _option(None, DECISION, "completion cap; None = the strategy's default", request=True)
+    cache: bool = _option(True, TRANSPORT, "use the SQLite judgment cache")
+    cache_dir: str | None = _option(None, TRANSPORT, "default: $ARTS_CACHE_DIR, else the user cache dir / arts-metric")
+    # Transport: re-asks what the cache holds as unusable; a usable answer is the same either way.
+    retry_invalid: bool = _option(False, TRANSPORT, "re-ask judgments cached as unusable")
+    max_requests: int | None = _option(None, TRANSPORT, "stop before sending more requests than this")
+    max_cost: float | None = _option(None, TRANSPORT, "US dollars; needs price_in and price_out")
+    price_in: float | None = _option(None, TRANSPORT, "US dollars per million prompt tokens")
+    price_out: float | None = _option(None, TRANSPORT, "US dollars per million completion tokens")
+    progress: bool = _option(True, TRANSPORT, "tqdm bar on stderr")
+    # Decision: which texts share a ranking decides their positions.
+    batch_size: int = _option(100, DECISION, "listwise: texts per ranking request", applies=("listwise",))
+    # Decision: which rankings count as usable.
+    min_coverage: float = _option(
+        0.5, DECISION, "listwise: least share of texts a usable ranking places", applies=("listwise",)
+    )
+    rng_seed: int = _option(0, DECISION, "coin flips and the choice of CEFR examples")
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -93,19 +148,34 @@ class LLMOptions:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "judge options") -> "LLMOptions":
-        """Build from keyword arguments and/or spec strings (strings are converted)."""
-        known = {f.name: f for f in fields(cls)}
-        converted: dict[str, Any] = {}
-        for raw_key, value in values.items():
-            key = _ALIASES.get(raw_key, raw_key)
-            if key not in known:
-                raise ValueError(
-                    f"unknown option {raw_key!r} in {source}; known options: {', '.join(sorted(known))}, base_url, api_key"
-                )
+        """Build from keyword arguments and/or spec strings (strings are converted by the declared types)."""
+        types = {f.name: f.type for f in fields(cls)}
+        known = ("base_url", "api_key")  # endpoint arguments, taken before the options are built
+        converted = convert_options(values, types, source, aliases=ALIASES, also_known=known)
+        for key in known:
             if key in converted:
-                raise ValueError(f"option {key!r} given twice in {source}")
-            converted[key] = _convert(key, known[key].type, value) if isinstance(value, str) else value
+                raise ValueError(f"give {key} as an argument (or the base URL after '@'), not as a judge option")
         return cls(**converted)
+
+    def request_params(self) -> dict[str, Any]:
+        """The sampling parameters sent with every request (the ``request=True`` fields;
+        ``max_tokens`` filled with the strategy's default): part of every cache key."""
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.metadata["request"]}
+        params["max_tokens"] = params["max_tokens"] or DEFAULT_MAX_TOKENS[self.strategy]
+        return params
+
+    def name_tags(self) -> list[str]:
+        """``key=value`` for each named decision option that applies to the strategy, in
+        declaration order: what a judge's canonical name adds after ``?``."""
+        tags = []
+        for f in fields(self):
+            when, applies = f.metadata["name"], f.metadata["applies"]
+            if when is None or (applies is not None and self.strategy not in applies):
+                continue
+            value = getattr(self, f.name)
+            if when == "always" or value != f.default:
+                tags.append(f"{f.name}={str(value).lower() if isinstance(value, bool) else value}")
+        return tags
 
     def replace(self, **changes: Any) -> "LLMOptions":
         return dataclasses.replace(self, **changes)
@@ -114,27 +184,6 @@ class LLMOptions:
 def _positive_int(name: str, value: Any, minimum: int = 1) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def _convert(key: str, type_name: Any, value: str) -> Any:
-    t = str(type_name)
-    v = value.strip()
-    if "None" in t and v.lower() in ("none", "null", ""):
-        return None
-    try:
-        if t.startswith("bool"):
-            if v.lower() in _TRUE:
-                return True
-            if v.lower() in _FALSE:
-                return False
-            raise ValueError
-        if t.startswith("int"):
-            return int(v)
-        if t.startswith("float"):
-            return float(v)
-    except ValueError:
-        raise ValueError(f"option {key}={value!r} is not a valid {t.split(' |')[0]}") from None
-    return v
 
 
 def load_examples(examples: Any) -> tuple[tuple[str, str], ...]:
@@ -159,7 +208,6 @@ def load_examples(examples: Any) -> tuple[tuple[str, str], ...]:
         if not isinstance(examples, list):
             raise ValueError(f"examples file {path} must hold a list of {{'text', 'level'}} objects")
     out = []
-    levels = ("A1", "A2", "B1", "B2", "C1", "C2")
     for i, ex in enumerate(examples):
         if isinstance(ex, Mapping):
             text, level = ex.get("text"), ex.get("level")
@@ -168,8 +216,22 @@ def load_examples(examples: Any) -> tuple[tuple[str, str], ...]:
         else:
             raise ValueError(f"examples[{i}] must be (text, level) or {{'text', 'level'}}, got {ex!r}")
         if isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= 6:
-            level = levels[level - 1]
-        if not isinstance(text, str) or not text.strip() or str(level).upper() not in levels:
+            level = CEFR_LEVELS[level - 1]
+        if not isinstance(text, str) or not text.strip() or str(level).upper() not in CEFR_LEVELS:
             raise ValueError(f"examples[{i}] needs a non-empty text and a level in A1..C2, got {ex!r}")
         out.append((text, str(level).upper()))
     return tuple(out)
+
+
+def option_names(kind: str) -> tuple[str, ...]:
+    """The :class:`LLMOptions` field names of one ``kind`` (``"transport"`` or ``"decision"``)."""
+    if kind not in (TRANSPORT, DECISION):
+        raise ValueError(f"kind must be {TRANSPORT!r} or {DECISION!r}, got {kind!r}")
+    return tuple(f.name for f in fields(LLMOptions) if f.metadata["kind"] == kind)
+
+
+#: How requests are sent: never part of a cache key or a judge's name.
+TRANSPORT_OPTIONS: frozenset[str] = frozenset(option_names(TRANSPORT))
+#: Judge arguments that change how, not what, an ``openai:`` judge decides: the
+#: transport options plus the endpoint's ``base_url`` and ``api_key``.
+OPERATIONAL_OPTIONS: frozenset[str] = TRANSPORT_OPTIONS | {"base_url", "api_key"}

@@ -16,7 +16,7 @@ import json
 import math
 import re
 
-CEFR_LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
+from arts_metric.cefr import CEFR_LEVELS, cefr_number
 
 
 class UnusableAnswer(ValueError):
@@ -115,7 +115,7 @@ def parse_cefr(answer: str) -> int:
     text = _unwrap(_clean(answer))
     text = re.sub(r"^(?:cefr\s+)?level\s*[:\-]?\s*", "", text, flags=re.I).strip(_WRAP)
     if text.upper() in CEFR_LEVELS:
-        return CEFR_LEVELS.index(text.upper()) + 1
+        return cefr_number(text)
     raise UnusableAnswer(f"expected one CEFR level (A1..C2), got {_short(answer)!r}")
 
 

@@ -37,6 +37,7 @@ from typing import Any, Awaitable, Callable, Literal, Sequence, TypeVar
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import JudgmentCache
 from arts_metric.llm.endpoint import Endpoint
+from arts_metric.llm.options import LLMOptions
 from arts_metric.llm.parsing import UnusableAnswer
 
 T = TypeVar("T")
@@ -77,23 +78,16 @@ class Outcome:
 
 @dataclass
 class RunSettings:
-    """Everything :func:`run_items` needs besides the items."""
+    """Everything :func:`run_items` needs besides the items. The transport options
+    (concurrency, timeout, retries, re-asks, backoff, cache) are read from ``options``."""
 
     endpoint: Endpoint
     strategy: str
     prompt_version: str
     params: dict[str, Any]  # sampling parameters sent with every request (None values omitted)
     budget: Budget
-    concurrency: int = 16
-    timeout: float = 60.0  # seconds per request
-    max_retries: int = 6  # transport retries per request
-    max_reasks: int = 3  # extra asks after an unusable answer
-    backoff_base: float = 0.5  # seconds
-    backoff_max: float = 30.0  # seconds
-    use_cache: bool = True
-    cache_dir: str | None = None
-    retry_invalid: bool = False  # re-ask items cached as invalid
-    progress: bool = True
+    options: LLMOptions = field(default_factory=LLMOptions)
+    progress: bool = True  # the options' progress bar, unless the judge is kept quiet
     desc: str = "judging"
 
 
@@ -101,21 +95,21 @@ class RunSettings:
 class RunReport:
     """Counters of one run (unique items)."""
 
-    items: int = 0
-    unique: int = 0
-    cached: int = 0
-    requests: int = 0
-    retried: int = 0
-    reasked: int = 0
-    invalid: int = 0
-    failed: int = 0
-    skipped: int = 0
-    prompt_tokens: int = 0
+    items: int = 0  # items given, repeats included
+    unique: int = 0  # distinct keys among them: what the counters below count
+    cached: int = 0  # answered from the cache, no request
+    requests: int = 0  # HTTP requests sent (retries and re-asks included)
+    retried: int = 0  # transport retries (429, 5xx, timeouts, connection errors)
+    reasked: int = 0  # extra asks after an unusable answer
+    invalid: int = 0  # unusable after every re-ask (cached as such)
+    failed: int = 0  # transport errors after every retry (not cached)
+    skipped: int = 0  # not asked: the budget was reached (not cached)
+    prompt_tokens: int = 0  # as the endpoint reported them
     completion_tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = 0.0
-    stopped: str | None = None
-    errors: list[str] = field(default_factory=list)
+    cost_usd: float = 0.0  # US dollars, when prices were given
+    seconds: float = 0.0  # wall time of the run
+    stopped: str | None = None  # the budget limit that stopped the run, if any
+    errors: list[str] = field(default_factory=list)  # the first few transport errors
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -184,9 +178,10 @@ async def run_items_async(items: Sequence[Item], s: RunSettings) -> tuple[list[O
     report.unique = len(unique)
     results: dict[str, Outcome] = {}
     cache = None
-    if s.use_cache:
+    o = s.options
+    if o.cache:
         try:
-            cache = JudgmentCache.in_dir(s.cache_dir)
+            cache = JudgmentCache.in_dir(o.cache_dir)
         except (OSError, sqlite3.Error, RuntimeError) as exc:  # e.g. a read-only home directory
             warnings.warn(
                 f"judgment cache unavailable ({exc}); judging without it (set ARTS_CACHE_DIR "
@@ -207,7 +202,7 @@ async def run_items_async(items: Sequence[Item], s: RunSettings) -> tuple[list[O
     try:
         if cache is not None and unique:
             for key, hit in cache.get_many(unique).items():
-                if hit.valid or not s.retry_invalid:
+                if hit.valid or not o.retry_invalid:
                     results[key] = Outcome("ok" if hit.valid else "invalid", hit.value, hit.answer, cached=True)
             report.cached = len(results)
             report.invalid = sum(o.status == "invalid" for o in results.values())
@@ -239,10 +234,10 @@ def _postfix(report: RunReport) -> dict[str, Any]:
 async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport, cache, bar) -> None:
     from openai import AsyncOpenAI
 
-    ep = s.endpoint
-    n_workers = max(1, min(s.concurrency, len(todo)))
+    ep, o = s.endpoint, s.options
+    n_workers = max(1, min(o.concurrency, len(todo)))
     # Retries are ours (counted, budgeted, Retry-After honoured), so the client's are off.
-    client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=s.timeout)
+    client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=o.timeout)
     rng = random.Random()
     params = {k: v for k, v in s.params.items() if v is not None}
     n_todo = len(todo)
@@ -271,11 +266,11 @@ async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport
                     "/chat/completions",
                     cast_to=object,
                     body={"model": ep.model, "messages": item.messages, **sent_params},
-                    options={"timeout": s.timeout},
+                    options={"timeout": o.timeout},
                 )
             except openai.APITimeoutError:
                 s.budget.settle(res, None, None)  # the server may have done (and billed) the work
-                error = f"timeout after {s.timeout:g} s"
+                error = f"timeout after {o.timeout:g} s"
             except openai.APIConnectionError as exc:
                 s.budget.release(res)
                 error = f"connection error: {type(exc).__name__}"
@@ -307,11 +302,11 @@ async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport
                 used[2] += int(ct or 0)
                 return "ok", text
             attempt += 1
-            if attempt > s.max_retries:
+            if attempt > o.max_retries:
                 return "failed", error
             report.retried += 1
             bar.set_postfix(_postfix(report), refresh=False)
-            await asyncio.sleep(backoff_delay(attempt, s.backoff_base, s.backoff_max, retry_after, rng))
+            await asyncio.sleep(backoff_delay(attempt, o.backoff_base, o.backoff_max, retry_after, rng))
 
     async def judge(item: Item) -> Outcome:
         reasks = 0
@@ -324,7 +319,7 @@ async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport
             try:
                 value = item.parse(text)
             except UnusableAnswer:
-                if reasks < s.max_reasks:
+                if reasks < o.max_reasks:
                     reasks += 1
                     report.reasked += 1
                     continue

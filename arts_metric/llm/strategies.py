@@ -20,8 +20,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.llm.parsing import (
-    CEFR_LEVELS,
     UnusableAnswer,
     parse_cefr,
     parse_id_list,

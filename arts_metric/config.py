@@ -1,0 +1,234 @@
+"""The scoring settings, declared once: :class:`ScoringConfig`.
+
+``score_texts`` (what ``compute()`` runs), ``bulk.score_dataset``, ``arts
+score`` and the ``evaluate`` module all build a :class:`ScoringConfig` and
+pass it down; each setting's default, documentation and constraint live here
+only (in the manner of scikit-learn's declared parameter constraints: every
+field carries its constraint, and an error names the setting and the bad
+value). Build one from defaults plus overrides with
+``ScoringConfig.from_settings(overrides, base=defaults)`` or
+``config.replace(**overrides)``; an unknown setting raises ``ValueError``
+listing the valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from arts_metric.data import BUILTIN_POOLS
+from arts_metric.judges import Judge, JudgeContext, get_judge
+from arts_metric.placement import METHODS, method_options
+from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
+from arts_metric.readability import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
+from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
+
+LONG_TEXTS = ("chunks", "whole")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """What a setting accepts: ``check(value)`` is true for valid values;
+    ``description`` completes "NAME must be ..."; ``choices`` lists the valid
+    values where they are few (a CLI's ``choices=``)."""
+
+    description: str
+    check: Callable[[Any], bool]
+    choices: tuple[Any, ...] | None = None
+
+
+def _one_of(*choices: Any, optional: bool = False) -> Constraint:
+    listed = ", ".join(map(repr, choices)) + (" or None" if optional else "")
+    return Constraint(f"one of {listed}", lambda v: (optional and v is None) or v in choices, choices)
+
+
+def _positive_int(unit: str) -> Constraint:
+    return Constraint(
+        f"a positive integer ({unit})", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1
+    )
+
+
+def _mapping(what: str) -> Constraint:
+    return Constraint(
+        f"None or a dict of {what} by name",
+        lambda v: v is None or (isinstance(v, Mapping) and all(isinstance(k, str) for k in v)),
+    )
+
+
+def _pool_like(v: Any) -> bool:
+    if isinstance(v, str):
+        return bool(v.strip())
+    return isinstance(v, (os.PathLike, Pool, Sequence)) or hasattr(v, "to_list")
+
+
+_POOL = Constraint(
+    f"a built-in pool ({', '.join(BUILTIN_POOLS)}), a file, a datasets.Dataset, a list of dicts or a Pool", _pool_like
+)
+_JUDGE = Constraint(
+    "a judge spec string (e.g. 'learned', 'openai:gpt-4o') or a Judge",
+    lambda v: isinstance(v, Judge) or (isinstance(v, str) and bool(v.strip())),
+)
+_FORMULAS = Constraint(
+    "None, a comma-separated string or a list of formula names",
+    lambda v: v is None or isinstance(v, str) or (isinstance(v, Sequence) and all(isinstance(f, str) for f in v)),
+)
+_PATH = Constraint("None or a folder path", lambda v: v is None or isinstance(v, (str, os.PathLike)))
+
+
+def _setting(default: Any, constraint: Constraint, doc_type: str, help: str) -> Any:
+    return field(default=default, metadata={"constraint": constraint, "type": doc_type, "help": help})
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """How texts are scored: pool, judge, formulas, placement and long-text units.
+
+    Every field's default, type and meaning are below (its constraint is
+    declared beside it); ``ARTS`` scores are in [0, 1], **higher = harder**.
+    """
+
+    pool: Any = _setting(
+        DEFAULT_POOL, _POOL, "str | path | datasets.Dataset | list of dict | Pool",
+        f"reference pool: one of {', '.join(BUILTIN_POOLS)}, or your own texts (a .jsonl/.csv file, a "
+        "datasets.Dataset or a list of dicts) with a `text` field and optionally an `elo` rating "
+        "(unrated texts are rated by the judge)",
+    )
+    judge: Any = _setting(
+        "learned", _JUDGE, "str | Judge",
+        '"learned" (offline, CPU), "openai:<model>" (any OpenAI-compatible endpoint), '
+        '"history:<path>" (a recorded history), or a Judge',
+    )
+    judge_options: Mapping[str, Any] | None = _setting(
+        None, _mapping("judge options"), "dict",
+        "keyword arguments for the judge (values may be given as text, e.g. {'concurrency': '8'})",
+    )
+    formulas: Any = _setting(
+        DEFAULT_FORMULAS, _FORMULAS, "list of str",
+        f"readability formulas reported beside ARTS, any of {', '.join(FORMULAS)} (or a comma-separated "
+        "string; 'none' or None for none); FRE is higher = easier, the others higher = harder",
+    )
+    placement: str | None = _setting(
+        None, _one_of(*METHODS, optional=True), "str",
+        'how texts are placed in the frozen pool: "exhaustive" (every pool text; the default for '
+        'pointwise judges such as "learned", which need no pairwise calls), "adaptive" (the default for '
+        'other judges), "mle", "elo"',
+    )
+    placement_options: Mapping[str, Any] | None = _setting(
+        None, _mapping("placement options"), "dict",
+        'options of the placement method, e.g. {"budget": 24} (judge calls per text), '
+        '{"target_width": 0.1} (ARTS units), {"level": 0.95}, {"seed": 0}; see the metric card',
+    )
+    long_texts: str = _setting(
+        "chunks", _one_of(*LONG_TEXTS), "str",
+        '"chunks": a text longer than `split_above` characters is split at sentence boundaries into '
+        "units of at most `chunk_chars` characters and scores the length-weighted mean of its units; "
+        '"whole": every text is judged whole',
+    )
+    chunk_chars: int = _setting(
+        DEFAULT_CHUNK_CHARS, _positive_int("characters"), "int", "unit size for long texts, in characters"
+    )
+    split_above: int = _setting(
+        DEFAULT_SPLIT_ABOVE, _positive_int("characters"), "int",
+        "texts longer than this many characters are split into sentence units (the longest pool texts)",
+    )
+    data_dir: str | os.PathLike | None = _setting(
+        None, _PATH, "str",
+        "the ARTS data folder, needed only when a judge must read a built-in pool's texts (e.g. an LLM "
+        "judge); default $ARTS_DATA_DIR or ../shared/arts",
+    )
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            constraint: Constraint = f.metadata["constraint"]
+            if not constraint.check(value):
+                raise ValueError(f"{f.name} must be {constraint.description}, got {value!r:.200}")
+        object.__setattr__(self, "formulas", _formula_names(self.formulas))
+        object.__setattr__(self, "judge_options", dict(self.judge_options or {}))
+        options = dict(self.placement_options or {})
+        known = sorted({"method", *(name for m in METHODS for name in method_options(m))})
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise ValueError(
+                f"placement_options has unknown option(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
+            )
+        object.__setattr__(self, "placement_options", options)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The setting names, in declaration order."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def default(cls, name: str) -> Any:
+        """The default of setting ``name``."""
+        return _field(name).default
+
+    @classmethod
+    def help(cls, name: str) -> str:
+        """The documentation of setting ``name`` (one paragraph)."""
+        return _field(name).metadata["help"]
+
+    @classmethod
+    def choices(cls, name: str) -> tuple[Any, ...] | None:
+        """The valid values of setting ``name`` where they are few, else None."""
+        return _field(name).metadata["constraint"].choices
+
+    @classmethod
+    def docstring(cls, indent: str = "    ") -> str:
+        """Every setting as ``name (type, default X): help`` lines, for argument docs."""
+        lines = []
+        for f in fields(cls):
+            default = list(f.default) if isinstance(f.default, tuple) else f.default
+            lines.append(
+                textwrap.fill(
+                    f"{f.name} ({f.metadata['type']}, default {default!r}): {f.metadata['help']}.",
+                    width=88, initial_indent=indent, subsequent_indent=indent * 2,
+                )
+            )
+        return "\n".join(lines)
+
+    @classmethod
+    def from_settings(
+        cls, settings: Mapping[str, Any] | None = None, base: "ScoringConfig | None" = None, **more: Any
+    ) -> "ScoringConfig":
+        """``base`` (default: every default) with ``settings`` and ``more`` applied.
+        An unknown setting raises ``ValueError`` listing the valid ones."""
+        return (base or cls()).replace(**{**(settings or {}), **more})
+
+    def replace(self, **changes: Any) -> "ScoringConfig":
+        """A copy with ``changes`` applied (validated again)."""
+        unknown = sorted(set(changes) - set(self.names()))
+        if unknown:
+            raise ValueError(
+                f"unknown setting(s) {', '.join(map(repr, unknown))}; valid settings: {', '.join(self.names())}"
+            )
+        return dataclasses.replace(self, **changes)
+
+    def make_judge(self, context: JudgeContext | None = None) -> Judge:
+        """The judge (a :class:`Judge` setting is returned as is)."""
+        return get_judge(self.judge, context=context, **self.judge_options)
+
+    def make_pool(self, judge: Judge | None = None) -> Pool:
+        """The reference pool (an unrated custom pool is rated by ``judge``)."""
+        return load_pool(self.pool, judge=judge, data_dir=self.data_dir)
+
+
+def _field(name: str) -> dataclasses.Field:
+    for f in fields(ScoringConfig):
+        if f.name == name:
+            return f
+    raise ValueError(f"unknown setting {name!r}; valid settings: {', '.join(ScoringConfig.names())}")
+
+
+def _formula_names(formulas: Any) -> tuple[str, ...]:
+    """Canonical formula names, in order, without repeats."""
+    if formulas is None:
+        return ()
+    if isinstance(formulas, str):
+        formulas = [] if formulas.strip().lower() in ("", "none") else [f for f in formulas.split(",") if f.strip()]
+    return tuple(dict.fromkeys(normalize_formula_name(f.strip()) for f in formulas))
