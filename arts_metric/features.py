@@ -44,6 +44,12 @@ _VOWEL_GROUP_RE = re.compile(r"[aeiouy]+")
 _PUNCT = frozenset(";:()[]-\u2013\u2014\"'\u201c\u201d")
 
 
+def words(text: str) -> list[str]:
+    """The word tokens of ``text`` as the features count them (letters and digits,
+    inner apostrophes kept), in order, case kept."""
+    return _WORD_RE.findall(text)
+
+
 @lru_cache(maxsize=200_000)
 def word_zipf(word: str) -> float:
     """Zipf frequency of a lower-cased word in English (wordfreq), memoised per word."""

@@ -1,19 +1,21 @@
-"""How well does the learned judge agree with the ARTS94 human majority?
+"""How well do the learned judges (learned-2, the default, and learned-1) agree with
+the ARTS94 human majority?
 
 Measures, in one run, the Spearman / Pearson / Kendall correlation with the
 Elo ratings of the human majority (``histories/arts94/human/majority.jsonl``,
 K=16, start 1200, higher = harder) of:
 
-- the learned judge's latent score (shipped weights; ARTS94 never used in training),
+- both learned judges' latent scores (shipped weights; ARTS94 never used in training),
 - text length in characters,
 - FKGL, FRE and Dale-Chall (``arts_metric.readability``; signed so that a
   positive correlation means agreement: FRE is higher = easier, so it is negated),
 - the Elo ratings of the recorded GPT-4 pairwise run1 on ARTS94 (what the paper's
   LLM judge reached).
 
-Also a 95% bootstrap interval (texts resampled, seeded) for each Spearman and
-the learned judge's margin over each baseline on the same resamples.
-Writes ``benchmarks/results/learned_judge_accuracy.md``.
+Also a 95% bootstrap interval (texts resampled, seeded) for each Spearman, the
+margin of learned-2 and of learned-1 over each row on the same resamples, and the
+Spearman within the easier half of ARTS94 (texts below the human median: the easy
+end). Writes ``benchmarks/results/learned_judge_accuracy.md``.
 
     .venv/bin/python benchmarks/learned_judge_accuracy.py [--data-dir DIR]
 """
@@ -50,6 +52,11 @@ def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (rx * ry).sum(1) / np.sqrt((rx**2).sum(1) * (ry**2).sum(1))
 
 
+def _ci(values: np.ndarray) -> str:
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return f"({lo:+.3f}, {hi:+.3f})"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", default=None)
@@ -62,16 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     human = ratings_from_history(n, arts_data.load_history("arts94", "human", "majority", data_dir))
     gpt4 = ratings_from_history(n, arts_data.load_history("arts94", "gpt-4-1106-preview", "pairwise-run1", data_dir))
 
-    t = time.perf_counter()
-    judge = LearnedJudge()
-    learned = judge.score(texts)
-    t_judge = time.perf_counter() - t
+    judges, timings = {}, {}
+    for version in ("v2", "v1"):
+        t = time.perf_counter()
+        judge = LearnedJudge(version)
+        judges[version] = (judge, judge.score(texts))
+        timings[version] = time.perf_counter() - t
     t = time.perf_counter()
     formulas = compute_formulas(texts, ("fkgl", "fre", "dale_chall"))
     t_formulas = time.perf_counter() - t
 
+    label = {v: f"learned judge ({j.model.version}, `learned:{v}`)" for v, (j, _) in judges.items()}
     approaches = {
-        f"learned judge ({judge.model.meta['model_version']})": learned,
+        label["v2"]: judges["v2"][1],
+        label["v1"]: judges["v1"][1],
         "length in characters": np.array([len(x) for x in texts], dtype=float),
         "FKGL": formulas["fkgl"],
         "FRE (negated: higher = easier)": -formulas["fre"],
@@ -81,38 +92,54 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(0)
     boot = rng.integers(0, n, size=(N_BOOT, n))
     boot_sp = {name: _spearman_rows(v[boot], human[boot]) for name, v in approaches.items()}
-    first = next(iter(approaches))
+    easy = human < np.median(human)
+    boot_easy = rng.integers(0, easy.sum(), size=(N_BOOT, easy.sum()))
+    sp = {name: spearmanr(v, human)[0] for name, v in approaches.items()}
 
     lines = [
-        "# Learned judge vs the ARTS94 human majority",
+        "# Learned judges vs the ARTS94 human majority",
         "",
         f"Correlation with the Elo ratings of the human majority on ARTS94 (n = {n}; K=16, start 1200, "
         "higher = harder). Signed so that positive = agrees with the humans. 95% CI: percentile "
-        f"bootstrap over texts ({N_BOOT} resamples, seed 0). Margin: learned judge minus the row, on the "
-        "same resamples (CI excluding 0 = a difference beyond resampling noise).",
+        f"bootstrap over texts ({N_BOOT} resamples, seed 0). Margins: learned-2 (v2) or learned-1 (v1) minus the "
+        "row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
+        f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI.",
         "",
-        "| approach | Spearman | 95% CI | Pearson | Kendall | learned − row (95% CI) | paper |",
-        "|---|---|---|---|---|---|---|",
+        "| approach | Spearman | 95% CI | Pearson | Kendall | v2 − row (95% CI) | v1 − row (95% CI) "
+        "| easier half (95% CI) | paper |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    print(f"{'approach':34s} {'Spearman':>8s} {'95% CI':>15s} {'Pearson':>8s} {'Kendall':>8s}")
+    print(f"{'approach':44s} {'Spearman':>8s} {'95% CI':>15s} {'Pearson':>8s} {'Kendall':>8s} "
+          f"{'v2 - row (95% CI)':>26s} {'v1 - row (95% CI)':>26s} {'easier half (95% CI)':>24s}")
     for name, v in approaches.items():
-        sp, pe, ke = spearmanr(v, human)[0], pearsonr(v, human)[0], kendalltau(v, human)[0]
+        pe, ke = pearsonr(v, human)[0], kendalltau(v, human)[0]
         lo, hi = np.percentile(boot_sp[name], [2.5, 97.5])
-        if name == first:
-            margin = "-"
-        else:
-            d = boot_sp[first] - boot_sp[name]
-            dlo, dhi = np.percentile(d, [2.5, 97.5])
-            margin = f"{spearmanr(learned, human)[0] - sp:+.4f} ({dlo:+.3f}, {dhi:+.3f})"
+        margins = []
+        for ref in (label["v2"], label["v1"]):
+            if name == ref:
+                margins.append("-")
+            else:
+                margins.append(f"{sp[ref] - sp[name]:+.4f} {_ci(boot_sp[ref] - boot_sp[name])}")
+        ve, he = v[easy], human[easy]
+        easy_sp = spearmanr(ve, he)[0]
+        elo_, ehi = np.percentile(_spearman_rows(ve[boot_easy], he[boot_easy]), [2.5, 97.5])
+        easy_txt = f"{easy_sp:.4f} ({elo_:.3f}, {ehi:.3f})"
         paper = f"{PAPER[name]:.4f}" if name in PAPER else ""
-        print(f"{name:34s} {sp:8.4f} ({lo:.3f}, {hi:.3f}) {pe:8.4f} {ke:8.4f}")
-        lines.append(f"| {name} | {sp:.4f} | ({lo:.3f}, {hi:.3f}) | {pe:.4f} | {ke:.4f} | {margin} | {paper} |")
+        print(f"{name:44s} {sp[name]:8.4f} ({lo:.3f}, {hi:.3f}) {pe:8.4f} {ke:8.4f} {margins[0]:>26s} {margins[1]:>26s} {easy_txt:>24s}")
+        lines.append(
+            f"| {name} | {sp[name]:.4f} | ({lo:.3f}, {hi:.3f}) | {pe:.4f} | {ke:.4f} | {margins[0]} | {margins[1]} "
+            f"| {easy_txt} | {paper} |"
+        )
+    for v, (judge, _) in judges.items():
+        meta = judge.model.meta
+        lines.append("")
+        lines.append(
+            f"{judge.model.version}: trained on the GPT-4 histories of ARTS300/ARTS3000 only; CV choice "
+            f"`{meta['cv']['selected']}`; temperature {judge.temperature:.3f} Elo points; "
+            f"{timings[v]:.2f} s for {n} texts (including model load)."
+        )
     lines += [
-        "",
-        f"Learned judge: trained on the GPT-4 histories of ARTS300/ARTS3000 only; CV choice "
-        f"`{judge.model.meta['cv']['selected']}`; temperature {judge.temperature:.3f} Elo points.",
-        f"Time on this machine: learned judge {t_judge:.2f} s for {n} texts (including model load), "
-        f"three formulas {t_formulas:.2f} s.",
+        f"Three formulas: {t_formulas:.2f} s.",
         "",
         "Regenerate: `.venv/bin/python benchmarks/learned_judge_accuracy.py`",
         "",

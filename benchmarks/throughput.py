@@ -4,7 +4,8 @@
 
 Scores ``n`` ARTS3000 texts (read from the ARTS data at run time) with
 ``evaluate.load(<module script>).compute`` (learned judge, default pool, three
-formulas) and encodes the same texts with the bare MiniLM model; prints texts
+formulas) and encodes the same texts with the bare MiniLM model (the full
+six-layer sentence embedding, whatever the judge reads); prints texts
 per second for both and their ratio (goal: compute >= 0.7x the encoder). The
 two are interleaved and the best of ``repeats`` is kept for each, so a noisy
 shared machine hurts both alike.
@@ -50,7 +51,7 @@ def main() -> None:
         assert len(out["arts"]) == args.n
     enc = args.n / min(encode_times)
     comp = args.n / min(compute_times)
-    print(f"texts: {args.n} ARTS3000 texts, best of {args.repeats}")
+    print(f"texts: {args.n} ARTS3000 texts, best of {args.repeats}; default judge {judge.model.version}")
     print(f"bare MiniLM encoding : {enc:8.1f} texts/s")
     print(f"compute() (judge + fkgl, fre, dale_chall): {comp:8.1f} texts/s")
     print(f"ratio compute / encoding: {comp / enc:.2f}x (goal >= 0.70x)")

