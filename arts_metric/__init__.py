@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "score_texts": "arts_metric.scoring",
     "score_dataset": "arts_metric.bulk",
+    "ScoringConfig": "arts_metric.config",
     "get_judge": "arts_metric.judges",
     "load_pool": "arts_metric.pool",
     "Pool": "arts_metric.pool",

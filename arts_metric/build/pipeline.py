@@ -99,35 +99,6 @@ def _hard(p: float | None) -> float | None:
     return None
 
 
-def _judge_kwargs(cfg: RaterConfig, texts: list[str], data_dir: str | os.PathLike | None = None) -> dict:
-    """The rater's judge options plus what a build implies for some judges."""
-    kwargs = dict(cfg.kwargs)
-    prefix = cfg.spec.split(":", 1)[0]
-    if prefix == "history":
-        if "pool" not in kwargs:
-            kwargs.setdefault("texts", texts)  # a recorded history maps texts back to this build's indices
-        if data_dir is not None:
-            kwargs.setdefault("data_dir", data_dir)  # for history:POOL/JUDGE/RUN
-    if prefix == "openai":
-        kwargs.setdefault("progress", False)  # the build shows one bar per rater
-    return kwargs
-
-
-def _judge_info(judge: Any) -> dict:
-    info: dict = {"judge": getattr(judge, "name", type(judge).__name__)}
-    version = getattr(getattr(judge, "strategy", None), "version", None)
-    if isinstance(version, str):
-        info["prompt_version"] = version
-    for attr in ("prompt_version", "model", "persona", "prompt", "base_url"):
-        val = getattr(judge, attr, None)
-        if isinstance(val, (str, int, float)) and attr != "prompt":
-            info[attr] = val
-    stats = getattr(judge, "stats", None)
-    if stats is not None and hasattr(stats, "as_dict"):
-        info["stats"] = stats.as_dict()
-    return info
-
-
 def run_rater(
     store: DecisionStore,
     cfg: RaterConfig,
@@ -149,7 +120,7 @@ def run_rater(
     """
     from tqdm.auto import tqdm
 
-    from arts_metric.judges import get_judge
+    from arts_metric.judges import JudgeContext, get_judge
 
     if cfg.is_human:
         raise ValueError(f"rater {cfg.name!r} is a human: they rate in the web interface (`arts rate`)")
@@ -164,35 +135,33 @@ def run_rater(
     if not todo:
         return store.rater_info(cfg.name)
     texts = store.texts()
-    kwargs = _judge_kwargs(cfg, texts, data_dir)
     owned = cfg.judge is None  # close only judges we made
     try:
-        judge = get_judge(cfg.spec, **kwargs) if owned else cfg.judge
+        context = JudgeContext(texts=texts, data_dir=data_dir)
+        judge = get_judge(cfg.spec, context=context, **cfg.kwargs) if owned else cfg.judge
     except TypeError as exc:
-        raise ValueError(f"rater {cfg.name!r}: judge {cfg.spec!r} does not accept {sorted(kwargs)}: {exc}") from None
-    if cfg.spec.split(":", 1)[0] == "history":
-        # A recorded history answers instantly, and replays a repeated pair's k-th record only
-        # within one compare() call: ask it everything at once.
-        batch_size = len(todo)
+        raise ValueError(f"rater {cfg.name!r}: judge {cfg.spec!r} does not accept {sorted(cfg.kwargs)}: {exc}") from None
+    step = len(todo) if judge.preferred_batch is None else batch_size
     bar = tqdm(total=len(pairs), initial=len(pairs) - len(todo), desc=f"rater {cfg.name}",
                unit="match", disable=not progress, file=sys.stderr)
     try:
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
-            t0 = time.perf_counter()
-            answers = judge.compare([(texts[pairs[m][0]], texts[pairs[m][1]]) for m in batch])
-            if len(answers) != len(batch):
-                raise RuntimeError(f"judge {cfg.spec} returned {len(answers)} answers for {len(batch)} pairs")
-            per = (time.perf_counter() - t0) / len(batch)
-            for m, p in zip(batch, answers):
-                s = _hard(p)
-                a, b = pairs[m]
-                harder = None if s is None else (a if s == 1.0 else b)
-                store.record(cfg.name, m, harder, None if p is None else float(p), per)
-            bar.update(len(batch))
+        with judge.quiet():  # the build shows one bar per rater
+            for start in range(0, len(todo), step):
+                batch = todo[start:start + step]
+                t0 = time.perf_counter()
+                answers = judge.compare([(texts[pairs[m][0]], texts[pairs[m][1]]) for m in batch])
+                if len(answers) != len(batch):
+                    raise RuntimeError(f"judge {cfg.spec} returned {len(answers)} answers for {len(batch)} pairs")
+                per = (time.perf_counter() - t0) / len(batch)
+                for m, p in zip(batch, answers):
+                    s = _hard(p)
+                    a, b = pairs[m]
+                    harder = None if s is None else (a if s == 1.0 else b)
+                    store.record(cfg.name, m, harder, None if p is None else float(p), per)
+                bar.update(len(batch))
     finally:
         bar.close()
-        info = _judge_info(judge)
+        info = judge.describe()
         prev = store.rater_info(cfg.name)
         if "stats" in prev and "stats" in info:  # accumulate across resumed runs
             for k, v in prev["stats"].items():

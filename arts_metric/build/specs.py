@@ -9,23 +9,22 @@ credentials) from what is stored and published.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+from arts_metric.llm.options import OPERATIONAL_OPTIONS
+from arts_metric.options import convert_option, parse_options
+
 HUMAN_PREFIX = "human"
 #: Rater-spec keys that configure the build, not the judge.
 _RESERVED_KEYS = ("name", "group", "runs")
 #: Judge options that change how, not what, a rater decides: left out of default rater names,
 #: so that e.g. a resumed build with another concurrency or server port continues the same rater.
-_OPERATIONAL_KEYS = frozenset({
-    "concurrency", "timeout", "max_retries", "max_reasks", "backoff_base", "backoff_max", "progress",
-    "cache", "cache_dir", "retry_invalid", "max_requests", "max_cost", "price_in", "price_out",
-    "base_url", "api_key", "texts", "pool", "data_dir",
-})
+#: The LLM judges' transport options are declared once, in their option metadata.
+_OPERATIONAL_KEYS = OPERATIONAL_OPTIONS | {"pool", "texts", "data_dir"}
 #: A web login name: 1-64 letters, digits, spaces, '.', '@', '-' or '_', starting with a word character.
 _LOGIN_NAME = re.compile(r"^[\w][\w .@-]{0,63}$")
 
@@ -95,13 +94,6 @@ class RaterConfig:
         return {"name": self.name, "spec": self.spec, "group": self.group, "kwargs": self.kwargs}
 
 
-def _parse_value(v: str) -> Any:
-    try:
-        return json.loads(v)
-    except json.JSONDecodeError:
-        return v
-
-
 def parse_rater(value: str) -> list[RaterConfig]:
     """Parse a CLI rater: ``SPEC [key=value ...]``.
 
@@ -109,20 +101,22 @@ def parse_rater(value: str) -> list[RaterConfig]:
     three raters ``NAME #1..#3``, e.g. the paper's three runs per persona; run
     ``i`` gets the judge option ``seed=i``, the sampling seed an ``openai:``
     judge sends, which also keeps the runs apart in its answer cache);
-    every other ``key=value`` is a judge keyword argument (values are parsed as
-    JSON when possible: ``temperature=0.7``, ``persona=medical``).
+    every other ``key=value`` is a judge keyword argument, kept as text: the
+    judge converts it by the type it declares (:mod:`arts_metric.options`), so
+    ``temperature=0.7`` is a float and ``persona=1`` a string.
     """
-    parts = value.split()
+    parts = value.split(None, 1)
     if not parts:
         raise ValueError("empty rater spec")
-    spec, kwargs, opts = parts[0], {}, {}
-    for tok in parts[1:]:
-        key, sep, val = tok.partition("=")
-        if not sep or not key:
-            raise ValueError(f"rater {value!r}: expected key=value after the spec, got {tok!r}")
-        (opts if key in _RESERVED_KEYS else kwargs)[key] = val if key in ("name", "group") else _parse_value(val)
-    runs = opts.get("runs", 1)
-    if not isinstance(runs, int) or runs < 1:
+    spec, rest = parts[0], (parts[1] if len(parts) > 1 else "")
+    try:
+        given = parse_options(rest.strip(), sep=None, source=value) if rest.strip() else {}
+        runs = convert_option("runs", int, given.pop("runs", "1"))
+    except ValueError as exc:
+        raise ValueError(f"rater {value!r}: {exc}") from None
+    opts = {k: given.pop(k) for k in _RESERVED_KEYS if k in given}
+    kwargs = given
+    if runs < 1:
         raise ValueError(f"rater {value!r}: runs must be a positive integer, got {runs!r}")
     base = RaterConfig(spec, opts.get("name", ""), opts.get("group", ""), dict(kwargs))
     if runs == 1:

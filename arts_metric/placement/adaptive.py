@@ -189,7 +189,7 @@ def place_adaptive(
         played: list[set[int]] = [set() for _ in range(nc)]
         played_stratum = np.zeros((nc, len(strata)), dtype=int)
         active = np.ones(nc, dtype=bool)
-        show = bool(getattr(judge, "progress", True)) if progress is None else progress
+        show = bool(judge.progress) if progress is None else progress
         asker.quiet = show
         bar = tqdm(
             total=budget, desc="adaptive placement", unit="round", disable=not show, leave=False, file=sys.stderr,

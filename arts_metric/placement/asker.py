@@ -7,6 +7,7 @@ the pool texts so that they are computed once.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Sequence
 
@@ -63,16 +64,10 @@ class _Asker:
                 (self.texts[i], pool_texts[j]) if first else (pool_texts[j], self.texts[i])
                 for i, j, first in zip(rows, opps, newcomer_first)
             ]
-            # One compare() per round: the placement draws the progress bar, so a
+            # One compare() per round: when the placement draws the progress bar, a
             # judge that draws its own (the LLM judges) stays quiet meanwhile.
-            loud = getattr(self.judge, "progress", None)
-            if self.quiet and loud:
-                self.judge.progress = False
-            try:
+            with self.judge.quiet() if self.quiet else contextlib.nullcontext():
                 decisions = self.judge.compare(pairs)
-            finally:
-                if self.quiet and loud:
-                    self.judge.progress = loud
             if len(decisions) != len(pairs):
                 raise ValueError(f"judge {self.judge.name} returned {len(decisions)} decisions for {len(pairs)} pairs")
             out = np.empty(len(pairs))
