@@ -297,6 +297,11 @@ def test_bad_input_and_long_texts(judge):
     assert judge.score([]).shape == (0,)
     with pytest.raises(ValueError, match="unknown option"):
         get_judge("learned", temperature=3)
+    # options given as text (a build's --rater 'learned batch_size=8') are converted by declared type
+    from_text = get_judge("learned", batch_size="8", progress="false")
+    assert (from_text.batch_size, from_text.progress) == (8, False)
+    with pytest.raises(ValueError, match="batch_size"):
+        get_judge("learned", batch_size="eight")
     with pytest.raises(ValueError, match="batch_size"):
         learned.LearnedJudge(batch_size=0)
 

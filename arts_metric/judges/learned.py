@@ -501,11 +501,9 @@ def from_spec(rest: str, **kwargs: Any) -> LearnedJudge:
     ``learned:v1`` / ``learned:v2`` -> that shipped version (learned-1 reproduces the
     published numbers); ``learned:PATH`` -> weights in folder PATH (``model.json`` +
     weights as written by ``scripts/train_learned_judge.py``)."""
-    unknown = sorted(set(kwargs) - _OPTIONS)
-    if unknown:
-        raise ValueError(f"learned judge: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_OPTIONS))}")
+    from arts_metric.options import convert_options, option_types
+
+    # Options may come as text (a build's --rater 'learned batch_size=8'): converted by their declared types.
+    kwargs = convert_options(kwargs, option_types(LearnedJudge, exclude=("weights",)), "the learned judge")
     rest = rest.strip()
     return LearnedJudge(weights=rest or None, **kwargs)
-
-
-_OPTIONS = frozenset({"device", "batch_size", "progress"})
