@@ -26,7 +26,7 @@ from typing import Any
 
 from arts_metric.config import ScoringConfig
 from arts_metric.pool import Pool
-from arts_metric.scoring import place_texts
+from arts_metric.units import place_texts
 
 COLUMNS = ("arts", "arts_elo", "interval", "judge_calls")
 
