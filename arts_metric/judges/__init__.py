@@ -20,7 +20,15 @@ import importlib
 import inspect
 from typing import Any
 
-from arts_metric.judges.base import Decision, Judge, JudgeContext, JudgeStats, PointwiseJudge
+from arts_metric.judges.base import (
+    UNANSWERED,
+    Decision,
+    Judge,
+    JudgeContext,
+    JudgeStats,
+    PointwiseJudge,
+    is_unanswered,
+)
 
 # prefix -> "module:factory"; imported lazily so that e.g. the openai client is
 # only needed by users of the LLM judges.
@@ -59,4 +67,6 @@ def get_judge(spec: "str | Judge", context: JudgeContext | None = None, **kwargs
     return factory(rest, **kwargs)
 
 
-__all__ = ["Decision", "Judge", "JudgeContext", "JudgeStats", "PointwiseJudge", "get_judge", "available_judges"]
+__all__ = [
+    "UNANSWERED",
+    "is_unanswered","Decision", "Judge", "JudgeContext", "JudgeStats", "PointwiseJudge", "get_judge", "available_judges"]

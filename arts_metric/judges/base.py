@@ -3,8 +3,12 @@
 A judge answers "which of these two texts is harder to understand?". The
 answer for a pair ``(a, b)`` is a :data:`Decision`: the probability that ``a``
 is the harder text (1.0 or 0.0 for a hard decision, a fraction for a soft or
-combined one), or ``None`` when the judge gave no usable answer (counted,
-never replaced by a coin flip).
+combined one), ``None`` when the judge answered but unusably (*invalid*:
+counted, never replaced by a coin flip, and a judgment like any other), or
+:data:`UNANSWERED` when no answer was obtained at all (*failed*: a transport or
+server fault after retries, or a request a budget did not allow). Only a
+model's own answer is a judgment: an unanswered pair is never recorded or
+cached as decided, and a rerun asks it again.
 
 Judges that can also score one text on its own (a learned regressor, an LLM
 asked for a 0-1 score) additionally implement :class:`PointwiseJudge`: their
@@ -31,7 +35,39 @@ from typing import Any, Sequence
 
 import numpy as np
 
-Decision = float | None
+
+
+class _Unanswered:
+    """The type of :data:`UNANSWERED` (a singleton, falsy, not a number: code that
+    forgets to handle it fails loudly instead of counting it as a decision)."""
+
+    __slots__ = ()
+    _instance: "_Unanswered | None" = None
+
+    def __new__(cls) -> "_Unanswered":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNANSWERED"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "UNANSWERED"  # pickles (e.g. to worker processes) as the same singleton
+
+
+#: No answer was obtained for this pair (failed or not asked): ask again later.
+UNANSWERED = _Unanswered()
+
+Decision = float | None | _Unanswered
+
+
+def is_unanswered(decision: Any) -> bool:
+    """True for :data:`UNANSWERED` (failed or not asked), False for a judgment (even an invalid one)."""
+    return decision is UNANSWERED
 
 
 @dataclass
