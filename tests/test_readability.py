@@ -237,10 +237,36 @@ def test_bad_texts_are_named():
         compute_formulas(PLAIN)
     with pytest.raises(ValueError, match=r"texts\[1\] is int"):
         compute_formulas([PLAIN, 7])
-    with pytest.raises(ValueError, match=r"texts\[2\] has no words"):
-        compute_formulas([PLAIN, SIMPLE, " ... "])
     with pytest.raises(ValueError, match="no formulas"):
         compute_formulas([PLAIN], [])
+
+
+@pytest.mark.parametrize(
+    "text", [" ... ", "!", "\U0001F600\U0001F44D", "123 456.", "\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u53e5\u5b50\u3002"]
+)
+def test_formulas_are_undefined_without_a_latin_word(text):
+    """Punctuation, emoji, digits and Chinese get NaN, not textstat's numbers
+    (Chinese used to get FKGL -3.4 and FRE 121); the other texts keep theirs."""
+    assert not readability.formulas_apply(text)
+    out = compute_formulas([PLAIN, text, SIMPLE], FORMULAS)
+    for name, values in out.items():
+        assert np.isnan(values[1]), name
+        assert np.isfinite(values[[0, 2]]).all(), name
+    assert readability.formulas_apply("caf\u00e9 7") and readability.formulas_apply("a")
+
+
+def test_looks_english():
+    english = [PLAIN, SIMPLE, "The cat sat on the mat.", "Yes."]
+    other = [
+        "Der Hund lief schnell in den Park, weil er spielen wollte.",
+        "La ville a d\u00e9cid\u00e9 de fermer le pont \u00e0 cause des inondations.",
+        "El perro corre en el parque con los ni\u00f1os.",
+        "\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u53e5\u5b50\u3002",
+        "\u042d\u0442\u043e \u043e\u0447\u0435\u043d\u044c \u043f\u0440\u043e\u0441\u0442\u043e\u0435 \u043f\u0440\u0435\u0434\u043b\u043e\u0436\u0435\u043d\u0438\u0435.",
+        "!!!",
+    ]
+    assert all(readability.looks_english(t) for t in english)
+    assert not any(readability.looks_english(t) for t in other)
 
 
 def test_single_formula_string_and_duplicates():
