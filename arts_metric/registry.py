@@ -37,17 +37,24 @@ def register(modules_root: str | os.PathLike | None = None) -> Path:
 
     Idempotent. ``modules_root`` defaults to ``$HF_MODULES_CACHE/evaluate_modules``.
     """
+    return register_script(module_script_path(), MODULE_NAME, modules_root)
+
+
+def register_script(script: str | os.PathLike, name: str, modules_root: str | os.PathLike | None = None) -> Path:
+    """Cache the module script ``script`` under the bare name ``name`` (what
+    ``evaluate.load(name)`` falls back to offline), exactly as ``evaluate`` caches a
+    canonical module: ``metrics/evaluate-metric--<name>/<sha256>/<name>.py``. Returns its path."""
     root = Path(modules_root) if modules_root else _modules_root()
-    source = module_script_path().read_bytes()
+    source = Path(script).read_bytes()
     digest = hashlib.sha256(source).hexdigest()
-    target_dir = root / "metrics" / CACHED_NAME / digest
+    cached = root / "metrics" / f"evaluate-metric--{name}"
+    target_dir = cached / digest
     target_dir.mkdir(parents=True, exist_ok=True)
-    for folder in (root, root / "metrics", root / "metrics" / CACHED_NAME, target_dir):
+    for folder in (root, root / "metrics", cached, target_dir):
         (folder / "__init__.py").touch(exist_ok=True)
-    target = target_dir / f"{MODULE_NAME}.py"
+    target = target_dir / f"{name}.py"
     if not target.is_file() or target.read_bytes() != source:
         target.write_bytes(source)
     # evaluate picks the most recently modified hash folder: make ours the newest.
     os.utime(target)
     return target
-

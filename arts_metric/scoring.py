@@ -6,135 +6,351 @@ reference pool's texts rated easier than the text); ``arts_elo`` is the same
 judgment on the pool's unbounded Elo scale (1200 = the pool's starting rating;
 +400 means 10:1 odds of being judged harder). ``arts_delta`` is
 ``source_arts - arts``: **positive = the output is easier than its source**.
+
+Order of work, so that a bad input never costs a request: the inputs
+(:mod:`arts_metric.inputs`) and settings are checked, the judge is built (no
+request), the placement options are tried in a dry run against a simulated
+judge, and only then is the pool loaded (an unrated pool of one's own is rated
+by the judge: the first requests) and are the texts placed.
+
+Every value in the result is a finite number, a string or ``None``
+(undefined: a formula on a text without words, a text without a usable
+judge decision, a correlation over constant values), so
+``json.dumps(result, allow_nan=False)`` always works.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+from scipy.special import logit
 
 from arts_metric.config import ScoringConfig
-from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas
+from arts_metric.inputs import (
+    EmptyPolicy,
+    blank_indices,
+    check_empty_policy,
+    check_human_scores,
+    check_references,
+    check_same_length,
+    check_texts,
+)
+from arts_metric.judges import Judge, PointwiseJudge
+from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
 from arts_metric.units import place_texts
 
 HumanDirection = Literal["harder", "simpler"]
+_CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
+#: At most this many indices are named in a warning.
+_NAMED = 10
 
 
 def validate_texts(texts: Any, name: str = "predictions") -> list[str]:
-    """Check a list of texts; raise ``ValueError`` naming the first bad index."""
-    if isinstance(texts, str) or not isinstance(texts, Sequence) and not hasattr(texts, "__iter__"):
-        raise ValueError(f"{name} must be a list of strings, got {type(texts).__name__}")
-    texts = list(texts)
-    if not texts:
-        raise ValueError(f"{name} is empty: give at least one text")
-    for i, t in enumerate(texts):
-        if t is None:
-            raise ValueError(f"{name}[{i}] is None; every item must be a non-empty string")
-        if not isinstance(t, str):
-            raise ValueError(f"{name}[{i}] is a {type(t).__name__}, not a string: {t!r:.60}")
-        if not t.strip():
-            raise ValueError(f"{name}[{i}] is empty or whitespace only")
-    return texts
+    """Check a list of texts; raise ``ValueError`` naming the first bad index
+    (see :func:`arts_metric.inputs.check_texts`)."""
+    return check_texts(texts, name)
 
 
-def _validate_human(human_scores: Any, n: int) -> np.ndarray:
-    values = list(human_scores)
-    if len(values) != n:
-        raise ValueError(f"human_scores has {len(values)} items but predictions has {n}")
-    out = np.empty(n)
-    for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(float(v)):
-            raise ValueError(f"human_scores[{i}] is not a finite number: {v!r}")
-        out[i] = float(v)
-    return out
+def _json_safe(value: Any) -> Any:
+    """``value`` with NaN and infinities turned into None and numpy scalars into Python ones."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_safe(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return value
 
 
-def _tolist(a: np.ndarray) -> list:
-    return [None if (isinstance(x, float) and math.isnan(x)) else x for x in np.asarray(a, dtype=float).tolist()]
+def _mean(values: np.ndarray) -> float | None:
+    ok = np.isfinite(values)
+    return float(values[ok].mean()) if ok.any() else None
+
+
+def _named(indices: Sequence[int], name: str) -> str:
+    shown = ", ".join(f"{name}[{i}]" for i in indices[:_NAMED])
+    return shown + (f" and {len(indices) - _NAMED} more" if len(indices) > _NAMED else "")
+
+
+def _placement_method(judge: Judge, config: ScoringConfig) -> tuple[str, dict]:
+    """The placement method ``place_texts`` will use and its options (as it resolves them)."""
+    options = dict(config.placement_options)
+    method = config.placement or options.pop("method", None)
+    options.pop("method", None)
+    return method or ("exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"), options
+
+
+def dry_run_placement(judge: Judge, config: ScoringConfig) -> None:
+    """Check the placement options before any request: the configured method runs
+    with them on one stand-in text against a three-text ruler, judged by a
+    simulated judge, so every option value meets the method's own checks
+    (``ValueError`` naming it) and ``judge`` is never asked anything."""
+    from arts_metric.judges.simulated import SimulatedJudge
+    from arts_metric.placement import method_options, place
+    from arts_metric.pool import pool_from_rows
+
+    method, options = _placement_method(judge, config)
+    if "progress" in method_options(method):
+        options["progress"] = False  # no bar for the dry run
+    ruler = [f"ruler:{i}" for i in range(3)]
+    pool = pool_from_rows([{"text": t, "elo": 1100.0 + 100.0 * i} for i, t in enumerate(ruler)], name="dry-run")
+    stand_in = SimulatedJudge(ruler + ["newcomer"], [0.0, 1.0, 2.0, 1.5], accuracy=1.0, name="dry-run")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        place(stand_in, pool, ["newcomer"], method=method, **options)
+
+
+def _close_pair_delta(judge: Judge, pool: Any, sources: list[str], outputs: list[str]) -> np.ndarray | None:
+    """``arts_delta`` of (source, output) pairs from the judge's close-pair method.
+
+    ``judge.compare_close`` gives P(source harder than output), which reads both
+    texts (near-paraphrases differ by a few words, and the difference of two
+    absolute scores is then mostly noise). It becomes a difference on the
+    judge's latent scale, ``d = T * logit(p)``; the output is placed at the
+    source's latent score minus ``d`` (soft placement against the pool, as
+    :func:`arts_metric.placement.place_pointwise` places any text), and the delta
+    is the source's ``arts`` minus that. Its sign is the close-pair decision.
+    None when the judge has no such method (LLM judges)."""
+    from arts_metric.placement import pool_judge_scores
+
+    if not (isinstance(judge, PointwiseJudge) and callable(getattr(judge, "compare_close", None))
+            and hasattr(judge, "temperature")):
+        return None
+    p = np.asarray(judge.compare_close(list(zip(sources, outputs))), dtype=float)
+    s_src = np.asarray(judge.score(sources), dtype=float)
+    diff = float(judge.temperature) * logit(np.clip(p, 1e-9, 1.0 - 1e-9))
+    pool_scores = pool_judge_scores(judge, pool)
+    delta = np.full(len(sources), np.nan)
+    step = max(1, 2_000_000 // max(len(pool_scores), 1))
+    for start in range(0, len(sources), step):
+        rows = slice(start, start + step)
+        src = judge.prob_harder(s_src[rows, None], pool_scores[None, :]).mean(axis=1)
+        out = judge.prob_harder((s_src[rows] - diff[rows])[:, None], pool_scores[None, :]).mean(axis=1)
+        delta[rows] = src - out
+    return delta
+
+
+def _stats_since(before: dict, after: dict) -> dict:
+    """The judge's counters for this call: numbers minus their values before it."""
+    def since(key: str, value: Any) -> Any:
+        old = before.get(key, 0)
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, old))
+        return (round(value - old, 6) if isinstance(value, float) else value - old) if numeric else value
+
+    return {key: since(key, value) for key, value in after.items()}
+
+
+def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_higher_is: str) -> dict[str, Any]:
+    """Correlations over the texts where ``values`` are defined; None where undefined
+    (fewer than 3 such texts, or constant values). ``n``: texts used."""
+    from arts_metric.stats import correlations
+
+    ok = np.isfinite(values)
+    n_ok = int(ok.sum())
+    if n_ok < 3 or np.ptp(values[ok]) == 0 or np.ptp(human[ok]) == 0:
+        return {**{k: None for k in _CORRELATION_KEYS}, "n": n_ok}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy's small-sample notes; the values stand
+        out = correlations(values[ok], human[ok], metric_higher_is="harder" if harder else "simpler",
+                           human_higher_is=human_higher_is)
+    return {**out, "n": n_ok}
+
+
+def _warn_formulas(formula_names: list[str], values: dict[str, np.ndarray], groups: dict[str, list[str]],
+                   blank: dict[str, set[int]]) -> None:
+    for name, texts in groups.items():
+        undefined = [i for i in range(len(texts)) if i not in blank[name]
+                     and any(np.isnan(values[f][name][i]) for f in formula_names)]
+        if undefined:
+            warnings.warn(
+                f"readability formulas are undefined on {_named(undefined, name)} (no word in Latin script: "
+                f"punctuation, emoji, digits or another script only): {', '.join(formula_names)} are None there; "
+                "ARTS scores them",
+                UserWarning, stacklevel=3,
+            )
+    # Texts without a letter (already warned about above) say nothing about the language.
+    texts = [t for name, ts in groups.items() for i, t in enumerate(ts)
+             if i not in blank[name] and any(c.isalpha() for c in t)]
+    foreign = sum(not looks_english(t) for t in texts)
+    if texts and foreign > len(texts) / 2:
+        warnings.warn(
+            f"{foreign} of {len(texts)} texts do not look English: {', '.join(formula_names)} are English formulas "
+            "and mean little on other languages (ARTS's pools and learned judge are English too)",
+            UserWarning, stacklevel=3,
+        )
 
 
 def score_texts(
     predictions: Sequence[str],
     *,
     sources: Sequence[str] | None = None,
+    references: Sequence[Sequence[str]] | None = None,
     human_scores: Sequence[float] | None = None,
     human_higher_is: HumanDirection = "harder",
+    empty: EmptyPolicy = "error",
     config: ScoringConfig | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
-    """Score ``predictions`` (and optionally their ``sources``) with ARTS and formulas.
+    """Score ``predictions`` (and optionally their ``sources`` and ``references``) with
+    ARTS and formulas; higher ``arts`` = harder.
 
-    ``settings`` (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) are
-    the fields of :class:`~arts_metric.config.ScoringConfig`, applied over
-    ``config`` (default: every default); see there for each one. The result
-    keys are documented in the metric card.
+    Parameters
+    ----------
+    predictions : the texts to score (e.g. system outputs).
+    sources : the texts before simplification, aligned with ``predictions``; adds
+        ``source_*`` and ``arts_delta`` (positive = output easier).
+    references : one list of reference texts per prediction (a string counts as a
+        list of one); adds ``reference_arts``, the mean ``arts`` of each
+        prediction's references. ARTS itself stays reference-free.
+    human_scores, human_higher_is : human difficulty judgments of the predictions
+        (at least 3, not all equal) and their direction; adds ``correlation``.
+    empty : ``"error"`` (default): an empty or whitespace-only text is a
+        ``ValueError`` naming it; ``"score"``: it gets ``arts`` 0.0 (no pool text
+        is easier than nothing) without a judge call, None for ``arts_elo`` and
+        the formulas, and is counted in ``n_empty``.
+    config, settings : the fields of :class:`~arts_metric.config.ScoringConfig`
+        (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
+        ``config`` (default: every default).
+
+    Every input and setting is checked before the first judge request. The
+    result keys are documented in the metric card; undefined values are None.
     """
     config = ScoringConfig.from_settings(settings, base=config)
-    predictions = validate_texts(predictions, "predictions")
+    allow_empty = check_empty_policy(empty) == "score"
+    predictions = check_texts(predictions, "predictions", allow_empty=allow_empty)
     n = len(predictions)
     if sources is not None:
-        sources = validate_texts(sources, "sources")
-        if len(sources) != n:
-            raise ValueError(f"sources has {len(sources)} items but predictions has {n}")
-    human = None
-    if human_scores is not None:
-        if human_higher_is not in ("harder", "simpler"):
-            raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {human_higher_is!r}")
-        human = _validate_human(human_scores, n)
+        sources = check_texts(sources, "sources", allow_empty=allow_empty)
+        check_same_length(sources, "sources", n)
+    if references is not None:
+        references = check_references(references, n, allow_empty=allow_empty)
+    human = None if human_scores is None else check_human_scores(human_scores, n, human_higher_is)
     formula_names = list(config.formulas)
 
     judge_obj = config.make_judge()
+    stats_before = judge_obj.stats.as_dict()  # a judge built once (evaluate.load) serves many calls
+    dry_run_placement(judge_obj, config)
     pool_obj = config.make_pool(judge_obj)
-    all_texts = predictions + (sources or [])
-    placed = place_texts(all_texts, judge_obj, pool_obj, config, n_mean=n)
-    result: dict[str, Any] = {
-        "arts": _tolist(placed["arts"][:n]),
-        "arts_elo": _tolist(placed["arts_elo"][:n]),
-    }
-    if placed["arts_interval"] is not None:
-        result["arts_interval"] = [_tolist(row) for row in placed["arts_interval"][:n]]
-    arts_arr = placed["arts"][:n]
-    result["arts_mean"] = float(np.nanmean(arts_arr)) if np.any(~np.isnan(arts_arr)) else float("nan")
-    if placed["mean_interval"] is not None:
-        result["arts_mean_interval"] = list(placed["mean_interval"])
-    formula_values = compute_formulas(all_texts, formula_names) if formula_names else {}
-    for name in formula_names:
-        result[name] = _tolist(formula_values[name][:n])
-    if sources is not None:
-        src_arts = placed["arts"][n:]
-        result["source_arts"] = _tolist(src_arts)
-        result["source_arts_elo"] = _tolist(placed["arts_elo"][n:])
-        for name in formula_names:
-            result[f"source_{name}"] = _tolist(formula_values[name][n:])
-        delta = src_arts - arts_arr
-        result["arts_delta"] = _tolist(delta)
-        result["arts_delta_mean"] = float(np.nanmean(delta)) if np.any(~np.isnan(delta)) else float("nan")
-    if human is not None:
-        from arts_metric.stats import correlations
 
+    groups = {"predictions": predictions}
+    if sources is not None:
+        groups["sources"] = sources
+    if references is not None:
+        groups["references"] = [r for refs in references for r in refs]
+    offsets, all_texts = {}, []
+    for name, texts in groups.items():
+        offsets[name] = len(all_texts)
+        all_texts += texts
+    blank_all = set(blank_indices(all_texts))
+    blank = {name: {i - offsets[name] for i in blank_all if 0 <= i - offsets[name] < len(ts)}
+             for name, ts in groups.items()}
+    scored = [i for i in range(len(all_texts)) if i not in blank_all]
+    n_pred_scored = sum(i < n for i in scored)
+
+    size = len(all_texts)
+    arts, elo, units = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=int)
+    bounds = None
+    placed: dict[str, Any] = {"judge_calls": 0, "invalid": 0, "failed": 0, "mean_interval": None,
+                              "method": _placement_method(judge_obj, config)[0]}
+    if scored:
+        placed = place_texts([all_texts[i] for i in scored], judge_obj, pool_obj, config, n_mean=n_pred_scored or None)
+        arts[scored], elo[scored], units[scored] = placed["arts"], placed["arts_elo"], placed["units"]
+        if placed["arts_interval"] is not None:
+            bounds = np.full((size, 2), np.nan)
+            bounds[scored] = placed["arts_interval"]
+            bounds[sorted(blank_all)] = 0.0
+    arts[sorted(blank_all)] = 0.0  # empty="score": nothing is easier than an empty text
+
+    def part(values: np.ndarray, name: str) -> np.ndarray:
+        return values[offsets[name] : offsets[name] + len(groups[name])]
+
+    result: dict[str, Any] = {"arts": part(arts, "predictions"), "arts_elo": part(elo, "predictions")}
+    if bounds is not None:
+        result["arts_interval"] = part(bounds, "predictions")
+    result["arts_mean"] = _mean(part(arts, "predictions"))
+    if n_pred_scored == 0:
+        result["arts_mean_interval"] = [0.0, 0.0]
+    elif placed["mean_interval"] is not None:
+        # Empty texts are fixed at 0: the mean over all predictions is the scored
+        # texts' mean times their share, and so is its interval.
+        result["arts_mean_interval"] = [float(v) * n_pred_scored / n for v in placed["mean_interval"]]
+
+    formula_values: dict[str, dict[str, np.ndarray]] = {}
+    if formula_names:
+        formula_texts = predictions + (sources or [])
+        computed = compute_formulas(formula_texts, formula_names)
+        for f in formula_names:
+            formula_values[f] = {"predictions": computed[f][:n]}
+            if sources is not None:
+                formula_values[f]["sources"] = computed[f][n:]
+        for f in formula_names:
+            result[f] = formula_values[f]["predictions"]
+        undefined = np.zeros(n, dtype=bool)
+        for f in formula_names:
+            undefined |= np.isnan(formula_values[f]["predictions"])
+        result["n_formula_undefined"] = int(undefined.sum())
+        _warn_formulas(formula_names, formula_values,
+                       {k: v for k, v in groups.items() if k != "references"}, blank)
+    if allow_empty:
+        result["n_empty"] = len(blank["predictions"])
+        if blank_all:
+            warnings.warn(f"empty texts scored as arts 0.0: {_named(sorted(blank_all), 'texts')} "
+                          "(predictions first, then sources, then references)", UserWarning, stacklevel=2)
+
+    if sources is not None:
+        src_arts, pred_arts = part(arts, "sources"), part(arts, "predictions")
+        result["source_arts"] = src_arts
+        result["source_arts_elo"] = part(elo, "sources")
+        for f in formula_names:
+            result[f"source_{f}"] = formula_values[f]["sources"]
+        delta = src_arts - pred_arts
+        method = "scores"
+        # Whole-text pairs placed softly against every pool text: the close-pair
+        # method, where the judge has one, decides the delta's sign.
+        whole = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]
+                 and units[offsets["sources"] + i] == 1 and units[i] == 1]
+        if whole and placed["method"] == "exhaustive":
+            close = _close_pair_delta(judge_obj, pool_obj, [sources[i] for i in whole], [predictions[i] for i in whole])
+            if close is not None:
+                delta[whole] = close
+                method = "compare_close"
+        result["arts_delta"] = delta
+        result["arts_delta_mean"] = _mean(delta)
+        result["arts_delta_method"] = method
+    if references is not None:
+        ref_arts = part(arts, "references")
+        per_prediction, start = [], 0
+        for refs in references:
+            per_prediction.append(_mean(ref_arts[start : start + len(refs)]))
+            start += len(refs)
+        result["reference_arts"] = per_prediction
+        result["reference_arts_mean"] = _mean(np.array([np.nan if v is None else v for v in per_prediction]))
+    if human is not None:
         metrics: dict[str, tuple[np.ndarray, bool]] = {
-            "arts": (arts_arr, True),
-            "arts_elo": (placed["arts_elo"][:n], True),
+            "arts": (part(arts, "predictions"), True),
+            "arts_elo": (part(elo, "predictions"), True),
         }
-        for name in formula_names:
-            metrics[name] = (formula_values[name][:n], HIGHER_IS_HARDER[name])
+        for f in formula_names:
+            metrics[f] = (formula_values[f]["predictions"], HIGHER_IS_HARDER[f])
         result["correlation"] = {
-            name: correlations(
-                values,
-                human,
-                metric_higher_is="harder" if harder else "simpler",
-                human_higher_is=human_higher_is,
-            )
-            for name, (values, harder) in metrics.items()
+            name: _correlation(values, human, harder, human_higher_is) for name, (values, harder) in metrics.items()
         }
-    result["units"] = placed["units"][:n]
+    result["units"] = part(units, "predictions")
     result["placement"] = placed["method"]
     result["judge_calls"] = placed["judge_calls"]
     result["invalid"] = placed["invalid"]
+    result["failed"] = placed.get("failed", 0)
     result["judge"] = judge_obj.name
     result["pool"] = pool_obj.name
-    result["judge_stats"] = judge_obj.stats.as_dict()
-    return result
+    result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
+    return _json_safe(result)
