@@ -55,3 +55,61 @@ def test_listwise_judge_ranks_newcomers_together_with_the_pool(make_server, data
     assert server.stats["kind_listwise"] == server.chat_requests > 0
     # Shorter than every pool text, so easier than all of them (a ranking of their own spread them over 0..1).
     assert max(out["arts"]) < 0.1
+
+
+# --- every input and option is checked before the first paid request (issues 10 and 11) ---
+
+OWN_POOL = [  # self-written, unrated: the judge must rate it first, which costs requests
+    "The sun is hot.",
+    "I like apples and pears.",
+    "Our neighbours bought a red car last week.",
+    "The train to the city leaves every hour in the morning.",
+    "Photosynthesis converts light energy into chemical energy stored in glucose.",
+    "Heterogeneous catalysis proceeds via adsorption of reactants onto active surface sites.",
+]
+OUTPUTS = ["Cats sleep a lot.", "The mitochondrion is the site of oxidative phosphorylation.", "We ate soup."]
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"human_scores": [3, 3, 3]}, "human_scores are all 3"),  # used to fail after 182 requests
+        ({"human_scores": [1, float("nan"), 2]}, r"human_scores\[1\] is not a finite number"),
+        ({"human_scores": [1, 2]}, "human_scores has 2 items but predictions has 3"),
+        ({"predictions": [OUTPUTS[0], "\ud800", OUTPUTS[2]]}, r"predictions\[1\] is not valid Unicode"),
+        ({"predictions": [OUTPUTS[0], " ", OUTPUTS[2]]}, r"predictions\[1\] is empty"),
+        ({"sources": ["A source.", None, "Another."]}, r"sources\[1\] is None"),
+        ({"references": [["A."], ["B."], []]}, r"references\[2\] must be a non-empty list"),
+        ({"placement_options": {"budget": 0}}, "budget must be a positive integer"),
+        ({"placement_options": {"target_width": 2.0}}, r"target_width must be in \[0, 1\]"),
+        ({"placement": "elo", "placement_options": {"k": -1}}, "k must be > 0"),
+        ({"judge_options": {"concurrency": "many"}}, "concurrency"),
+        ({"empty": "skip"}, "empty must be one of 'error', 'score'"),
+    ],
+)
+def test_bad_input_sends_no_request(make_server, tmp_path, monkeypatch, bad, match):
+    server = make_server(OWN_POOL + OUTPUTS)
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
+    metric = evaluate.load(str(module_script_path()))
+    args = {"predictions": OUTPUTS, "pool": [{"text": t} for t in OWN_POOL],
+            "judge": f"openai:m@{server.base_url}", "judge_options": {"progress": False}, "formulas": []}
+    with pytest.raises(ValueError, match=match):
+        metric.compute(**{**args, **bad})
+    assert server.chat_requests == 0
+    # the same call with good inputs does pay (so the count above could have failed)
+    good = metric.compute(**args, human_scores=[1, 3, 2])
+    assert server.chat_requests > 0 and good["judge_stats"]["requests"] == server.chat_requests
+
+
+def test_load_time_llm_judge_reports_each_calls_own_requests(make_server, tmp_path, monkeypatch):
+    """A judge built once by evaluate.load serves every compute(); judge_stats are per call."""
+    server = make_server(OWN_POOL + OUTPUTS)
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
+    metric = evaluate.load(str(module_script_path()), judge=f"openai:m@{server.base_url}",
+                           judge_options={"progress": False}, pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
+                           formulas=[])
+    assert server.chat_requests == 0  # building the judge and pool sends nothing
+    first = metric.compute(predictions=OUTPUTS)
+    assert first["judge"] == f"openai:m@{server.base_url}" and first["judge_stats"]["requests"] == server.chat_requests > 0
+    again = metric.compute(predictions=OUTPUTS)  # from the cache
+    assert again["judge_stats"]["requests"] == 0 and again["arts"] == pytest.approx(first["arts"])
