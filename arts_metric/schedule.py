@@ -156,6 +156,31 @@ def make_schedule(n: int, matches_per_text: int = DEFAULT_MATCHES_PER_TEXT, seed
     return [(int(a), int(b)) for a, b in pairs]
 
 
+def max_matches_per_text(n: int) -> int:
+    """The largest ``matches_per_text`` that makes sense for ``n`` texts: ``n - 1``.
+
+    Every text is the first (left) text of ``matches_per_text`` matches and
+    has only ``n - 1`` others to meet, so beyond ``n - 1`` some text must be
+    shown against the same text, the same way round, more than once: the same
+    question again, which adds nothing (an LLM judge's cache answers it
+    identically). Up to ``(n - 1) // 2`` no two texts meet twice at all.
+    """
+    return max(int(n) - 1, 0)
+
+
+def check_matches_per_text(n: int, matches_per_text: int) -> None:
+    """ValueError unless ``1 <= matches_per_text <= max_matches_per_text(n)``, saying the maximum."""
+    if not isinstance(matches_per_text, int) or isinstance(matches_per_text, bool) or matches_per_text < 1:
+        raise ValueError(f"matches per text must be a positive integer, got {matches_per_text!r}")
+    most = max_matches_per_text(n)
+    if matches_per_text > most:
+        raise ValueError(
+            f"{matches_per_text} matches per text is more than {n} texts allow: each text would be shown "
+            f"first against the same text more than once; the maximum is {most} for {n} texts "
+            f"({(n - 1) // 2} without any two texts meeting twice)"
+        )
+
+
 def validate_schedule(pairs: Sequence[Sequence[int]], n: int) -> list[Pair]:
     """Check that every match names two different texts in ``0..n-1``; return it as tuples.
 

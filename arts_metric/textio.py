@@ -1,13 +1,21 @@
 """Reading rows of texts from the files users hand us (pools, CLI input, builds).
 
 One reader for every entry point, so that ``.txt``, ``.jsonl``, ``.json``,
-``.csv``, ``.tsv`` and ``.parquet`` mean the same thing everywhere and errors
-name the offending line. Rows are returned as ``(label, row)`` pairs where the
-label ("texts.jsonl line 3") is what an error message should quote.
+``.csv``, ``.tsv`` and ``.parquet`` (and text on stdin) mean the same thing
+everywhere and errors name the offending line. Rows are returned as
+``(label, row)`` pairs where the label ("texts.jsonl line 3") is what an error
+message should quote.
+
+Text is UTF-8 (a leading byte-order mark is dropped); anything else is a
+``ValueError`` naming the line. In a ``.txt`` file (one text per line) blank
+lines at the end are ignored, and a blank line anywhere else is an error
+naming it: it would shift every later text by one row and misalign them with
+their sources or ids.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -15,29 +23,57 @@ from pathlib import Path
 SUFFIXES = (".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
 
 
-def read_labelled_rows(
-    path: str | os.PathLike, text_column: str = "text", skip_blank_lines: bool = False
-) -> list[tuple[str, dict]]:
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark dropped).
+
+    Raises ``ValueError`` naming ``name``, the line and the first byte that is
+    not UTF-8, the same message for a file and for stdin.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ValueError(
+            f"{name} line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}); "
+            "save it as UTF-8"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def read_labelled_rows(path: str | os.PathLike, text_column: str = "text") -> list[tuple[str, dict]]:
     """Rows of a text file as ``(label, dict)``.
 
-    ``.txt`` is one text per line (``{text_column: line}``; blank lines are kept,
-    so that a caller can reject them by line number, unless
-    ``skip_blank_lines``); ``.jsonl`` one JSON object per line (blank lines
-    skipped); ``.json`` a list of objects or strings; ``.csv`` / ``.tsv`` /
-    ``.parquet`` a table that must have ``text_column``. Raises ``ValueError``
-    naming the file and line for anything malformed.
+    ``.txt`` is one text per line (``{text_column: line}``; trailing blank
+    lines ignored, any other blank line an error naming it); ``.jsonl`` one
+    JSON object per line (blank lines skipped); ``.json`` a list of objects or
+    strings; ``.csv`` / ``.tsv`` / ``.parquet`` a table that must have
+    ``text_column``. Raises ``ValueError`` naming the file and line for
+    anything malformed, including text that is not UTF-8.
     """
     path = Path(path)
     name = str(path)
     if not path.is_file():
         raise ValueError(f"input file not found: {name}")
     suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"{name}: unsupported input type {suffix!r} (use {', '.join(SUFFIXES)})")
+    if suffix == ".parquet":
+        import pandas as pd
+
+        df = pd.read_parquet(path)
+        _require_column(df, name, text_column)
+        return [(f"{name} row {i}", row) for i, row in enumerate(df.to_dict("records"))]
+    text = decode_text(path.read_bytes(), name)
     if suffix == ".txt":
-        return labelled_lines(path.read_text(encoding="utf-8").splitlines(), name, "txt", text_column, skip_blank_lines)
+        return labelled_lines(text.splitlines(), name, "txt", text_column)
     if suffix in (".jsonl", ".ndjson"):
-        return labelled_lines(path.read_text(encoding="utf-8").splitlines(), name, "jsonl", text_column)
+        return labelled_lines(text.splitlines(), name, "jsonl", text_column)
     if suffix == ".json":
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name} line {exc.lineno}: invalid JSON ({exc.msg})") from None
         if not isinstance(obj, list):
             raise ValueError(f"{name}: expected a JSON list of objects or strings")
         out = []
@@ -48,34 +84,36 @@ def read_labelled_rows(
                 raise ValueError(f"{name} item {i}: expected an object or a string, got {type(item).__name__}")
             out.append((f"{name} item {i}", item))
         return out
-    if suffix in (".csv", ".tsv", ".parquet"):
-        import pandas as pd
+    import pandas as pd
 
-        if suffix == ".parquet":
-            df = pd.read_parquet(path)
-        else:
-            # keep_default_na=False: an empty cell is an empty text (rejected by
-            # the caller with its line), not a float NaN.
-            df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, dtype={text_column: str})
-        if text_column not in df.columns:
-            raise ValueError(f"{name}: no {text_column!r} column (columns: {', '.join(map(str, df.columns))})")
-        first = 2 if suffix != ".parquet" else 0  # header is line 1
-        what = "line" if suffix != ".parquet" else "row"
-        return [(f"{name} {what} {i + first}", row) for i, row in enumerate(df.to_dict("records"))]
-    raise ValueError(f"{name}: unsupported input type {suffix!r} (use {', '.join(SUFFIXES)})")
+    # keep_default_na=False: an empty cell is an empty text (rejected by the
+    # caller with its line), not a float NaN.
+    df = pd.read_csv(io.StringIO(text), sep="\t" if suffix == ".tsv" else ",", keep_default_na=False,
+                     dtype={text_column: str})
+    _require_column(df, name, text_column)
+    return [(f"{name} line {i + 2}", row) for i, row in enumerate(df.to_dict("records"))]  # line 1: header
 
 
-def labelled_lines(
-    lines: list[str], name: str, fmt: str, text_column: str = "text", skip_blank_lines: bool = False
-) -> list[tuple[str, dict]]:
+def _require_column(df, name: str, text_column: str) -> None:
+    if text_column not in df.columns:
+        raise ValueError(f"{name}: no {text_column!r} column (columns: {', '.join(map(str, df.columns))})")
+
+
+def labelled_lines(lines: list[str], name: str, fmt: str, text_column: str = "text") -> list[tuple[str, dict]]:
     """Rows from lines already read (e.g. stdin): ``fmt`` is ``"txt"`` (one text
-    per line) or ``"jsonl"`` (one JSON object per line, blank lines skipped)."""
+    per line; trailing blank lines ignored, any other blank line a ``ValueError``
+    naming it) or ``"jsonl"`` (one JSON object per line, blank lines skipped)."""
     if fmt == "txt":
-        return [
-            (f"{name} line {i}", {text_column: line})
-            for i, line in enumerate(lines, start=1)
-            if line.strip() or not skip_blank_lines
-        ]
+        end = len(lines)
+        while end and not lines[end - 1].strip():
+            end -= 1
+        for i, line in enumerate(lines[:end], start=1):
+            if not line.strip():
+                raise ValueError(
+                    f"{name} line {i}: blank line (one text per line: a blank line would shift every later "
+                    "text by one; remove it, or use .jsonl)"
+                )
+        return [(f"{name} line {i}", {text_column: line}) for i, line in enumerate(lines[:end], start=1)]
     if fmt != "jsonl":
         raise ValueError(f"fmt must be 'txt' or 'jsonl', got {fmt!r}")
     rows = []
@@ -92,6 +130,6 @@ def labelled_lines(
     return rows
 
 
-def read_rows(path: str | os.PathLike, text_column: str = "text", skip_blank_lines: bool = True) -> list[dict]:
-    """:func:`read_labelled_rows` without the labels (blank ``.txt`` lines skipped)."""
-    return [row for _, row in read_labelled_rows(path, text_column, skip_blank_lines)]
+def read_rows(path: str | os.PathLike, text_column: str = "text") -> list[dict]:
+    """:func:`read_labelled_rows` without the labels."""
+    return [row for _, row in read_labelled_rows(path, text_column)]

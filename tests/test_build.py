@@ -314,9 +314,12 @@ def test_bad_inputs_are_named(tmp_path):
 def test_input_forms(tmp_path):
     import datasets
 
-    (tmp_path / "t.txt").write_text("one\n\n two \nthree\n")
+    (tmp_path / "t.txt").write_text("one\n two \nthree\n\n")
     rows, _ = load_input(tmp_path / "t.txt")
     assert [r["text"] for r in rows] == ["one", " two ", "three"] and [r["id"] for r in rows] == ["0", "1", "2"]
+    (tmp_path / "t.txt").write_text("one\n\n two \nthree\n")  # a blank line inside would shift the ids
+    with pytest.raises(ValueError, match="t.txt line 2: blank line"):
+        load_input(tmp_path / "t.txt")
     (tmp_path / "t.csv").write_text("id,body,domain\na,first text,med\nb,second text,law\n")
     rows, _ = load_input(tmp_path / "t.csv", text_column="body")
     assert rows == [{"id": "a", "text": "first text", "domain": "med"}, {"id": "b", "text": "second text", "domain": "law"}]

@@ -119,3 +119,68 @@ def test_formulas_none_and_bad_settings(tmp_path):
     assert "fkgl" not in row and 0.0 <= row["arts"] <= 1.0
     proc = run("score", "-", "--chunk-chars", "0", stdin=TEXTS[0])
     assert proc.returncode == 2 and "chunk_chars must be a positive integer" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _one_error_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_an_unwritable_out_is_one_line_before_any_scoring(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(TEXTS) + "\n")
+    # An endpoint nobody listens on: reaching it would be a different error, so the --out
+    # check must come first.
+    judge = ["--judge", "openai:m@http://127.0.0.1:9/v1?max_retries=0", "--pool", "arts94"]
+    cases = {str(tmp_path / "missing" / "out.jsonl"): "does not exist", str(tmp_path): "is a folder",
+             "/dev/full": "No space left on device"}
+    for out, why in cases.items():
+        line = _one_error_line(run("score", str(src), "--out", out, "--no-progress", *judge))
+        assert line.startswith(f"arts score: error: --out {out}") and why in line, line
+    assert list(tmp_path.iterdir()) == [src]  # the check left nothing behind
+    existing = tmp_path / "keep.jsonl"
+    existing.write_text("old\n")
+    proc = run("score", str(src), "--out", str(existing), "--no-progress", *judge)
+    assert proc.returncode == 2 and "127.0.0.1:9" in proc.stderr and existing.read_text() == "old\n"
+
+
+def test_non_utf8_stdin_is_the_same_one_line_error_as_a_file(tmp_path):
+    data = "The dog ran.\n".encode() + b"caf\xe9 au lait\n"
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(data)
+    from_file = _one_error_line(subprocess.run([ARTS, "score", str(path)], capture_output=True, text=True,
+                                               timeout=300))
+    stdin = subprocess.run([ARTS, "score", "-"], input=data, capture_output=True, timeout=300)
+    from_stdin = _one_error_line(subprocess.CompletedProcess(stdin.args, stdin.returncode, stdin.stdout.decode(),
+                                                             stdin.stderr.decode()))
+    assert from_file.replace(str(path), "stdin") == from_stdin
+    assert "stdin line 2: not UTF-8 text (byte 0xe9" in from_stdin
+
+
+def test_txt_blank_lines_at_the_end_are_ignored_inside_they_are_named(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(TEXTS) + "\n\n\n")
+    proc = run("score", str(src), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(l)["text"] for l in proc.stdout.splitlines()] == TEXTS
+    proc = run("score", "-", "--no-progress", stdin="\n".join(TEXTS) + "\n\n")
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 2, proc.stderr
+    src.write_text(TEXTS[0] + "\n\n" + TEXTS[1] + "\n")
+    line = _one_error_line(run("score", str(src), "--no-progress"))
+    assert f"{src} line 2: blank line" in line
+
+
+def test_build_out_on_a_file_and_too_many_matches_per_text_are_one_line(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("".join(f"Text number {i} is here.\n" for i in range(5)))
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a folder")
+    line = _one_error_line(run("build", str(src), "--rater", "learned", "--out", str(a_file), "--no-progress"))
+    assert f"the build folder {a_file} is a file" in line and a_file.read_text() == "not a folder"
+    line = _one_error_line(run("build", str(src), "--rater", "learned", "--out", str(tmp_path / "new"),
+                               "--matches-per-text", "5", "--no-progress"))
+    assert "5 matches per text is more than 5 texts allow" in line and "the maximum is 4 for 5 texts" in line
+    assert not (tmp_path / "new").exists()  # refused before anything was created

@@ -92,3 +92,15 @@ def test_malformed_schedule_files_are_named(tmp_path):
         path.write_text(content)
         with pytest.raises(ValueError, match=f"bad.json: {where}: not a pair of text indices"):
             load_schedule(path)
+
+
+def test_matches_per_text_beyond_the_texts_is_refused_with_the_maximum():
+    from arts_metric.schedule import check_matches_per_text, max_matches_per_text
+
+    assert [max_matches_per_text(n) for n in (2, 3, 5, 94)] == [1, 2, 4, 93]
+    for n in (2, 3, 5, 12):
+        check_matches_per_text(n, max_matches_per_text(n))  # the maximum itself is fine
+        with pytest.raises(ValueError, match=rf"the maximum is {n - 1} for {n} texts \({(n - 1) // 2} without"):
+            check_matches_per_text(n, n)
+    with pytest.raises(ValueError, match="positive integer"):
+        check_matches_per_text(5, 0)

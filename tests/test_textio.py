@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from arts_metric.textio import labelled_lines, read_labelled_rows, read_rows
+from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows, read_rows
 
 
 def test_every_format_reads_the_same_rows(tmp_path):
@@ -32,9 +32,41 @@ def test_labels_name_the_line(tmp_path):
     with pytest.raises(ValueError, match="unsupported input type '.docx'"):
         (tmp_path / "d.docx").write_text("x")
         read_labelled_rows(tmp_path / "d.docx")
-    assert [label for label, _ in labelled_lines(["a", "", "b"], "stdin", "txt")] == [
+    assert [label for label, _ in labelled_lines(["a", "b", "c"], "stdin", "txt")] == [
         "stdin line 1",
         "stdin line 2",
         "stdin line 3",
     ]
-    assert len(labelled_lines(["a", "", "b"], "stdin", "txt", skip_blank_lines=True)) == 2
+
+
+def test_txt_trailing_blank_lines_are_ignored_and_a_blank_line_inside_is_named(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("first\nsecond\n\n  \n\n")  # blank and whitespace-only lines at the end
+    assert [r["text"] for r in read_rows(path)] == ["first", "second"]
+    assert [label for label, _ in read_labelled_rows(path)] == [f"{path} line 1", f"{path} line 2"]
+    for content, line in (("first\n\nsecond\n", 2), ("\nfirst\nsecond\n", 1), ("a\nb\n   \nc\n\n", 3)):
+        path.write_text(content)
+        with pytest.raises(ValueError, match=rf"t.txt line {line}: blank line"):
+            read_rows(path)
+    with pytest.raises(ValueError, match="stdin line 2: blank line"):
+        labelled_lines(["a", "", "b"], "stdin", "txt")
+    assert len(labelled_lines(["a", "b", "", ""], "stdin", "txt")) == 2
+    # JSON lines carry their own structure: blank lines anywhere are skipped
+    (tmp_path / "t.jsonl").write_text('{"text": "a"}\n\n{"text": "b"}\n')
+    assert [r["text"] for r in read_rows(tmp_path / "t.jsonl")] == ["a", "b"]
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".jsonl", ".json", ".csv", ".tsv"])
+def test_text_that_is_not_utf8_is_named_by_line(tmp_path, suffix):
+    lines = {".txt": [b"fine", b"caf\xe9 latin-1"], ".jsonl": [b'{"text": "fine"}', b'{"text": "caf\xe9"}'],
+             ".json": [b'["fine",', b' "caf\xe9"]'], ".csv": [b"text", b"caf\xe9"], ".tsv": [b"text", b"caf\xe9"]}
+    path = tmp_path / f"x{suffix}"
+    path.write_bytes(b"\n".join(lines[suffix]) + b"\n")
+    with pytest.raises(ValueError, match=r"x\.\w+ line 2: not UTF-8 text \(byte 0xe9 at column \d+\)"):
+        read_rows(path)
+
+
+def test_decode_text_names_line_and_column_and_drops_a_bom():
+    with pytest.raises(ValueError, match=r"^stdin line 3: not UTF-8 text \(byte 0xff at column 4\)"):
+        decode_text(b"one\ntwo\nabc\xffdef\n", "stdin")
+    assert decode_text("\ufeffcaf\u00e9\n".encode("utf-8"), "f") == "caf\u00e9\n"

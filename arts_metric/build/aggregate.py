@@ -16,14 +16,24 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from arts_metric.build.specs import public_spec
+from arts_metric.build.specs import HUMAN_PREFIX, public_spec
 from arts_metric.build.store import DecisionStore
 from arts_metric.data import Match
 from arts_metric.elo import K_FACTOR, START_RATING, rank_scale, run_elo
 
 
 class IncompleteRatingsError(ValueError):
-    """Raised when a rater (typically a human in the web interface) has not finished the schedule."""
+    """Raised when raters have not answered every match: a human still rating in the web interface,
+    or a machine rater whose requests failed or were not sent (``max_requests``).
+
+    ``missing`` maps each such rater to its number of matches without an answer; ``humans`` names
+    the human raters among them.
+    """
+
+    def __init__(self, message: str, missing: dict[str, int] | None = None, humans: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.missing = dict(missing or {})
+        self.humans = list(humans)
 
 
 @dataclass
@@ -41,7 +51,7 @@ class BuildResult:
 
 
 def _matrix(store: DecisionStore, names: Sequence[str], n_matches: int) -> np.ndarray:
-    """raters x matches: 1.0 = a harder, 0.0 = b harder, NaN = no usable answer."""
+    """raters x matches: 1.0 = a harder, 0.0 = b harder, NaN = no usable answer (invalid or missing)."""
     out = np.full((len(names), n_matches), np.nan)
     for i, name in enumerate(names):
         for r in store.history(name):
@@ -50,10 +60,14 @@ def _matrix(store: DecisionStore, names: Sequence[str], n_matches: int) -> np.nd
     return out
 
 
-def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: float = K_FACTOR) -> BuildResult:
+def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: float = K_FACTOR,
+              allow_incomplete: bool = False) -> BuildResult:
     """Majority vote (seeded tie-breaks) -> Elo in schedule order -> rank-scaled scores, plus the report.
 
-    Every rater must have decided every match (a NULL answer counts as decided).
+    Every rater must have answered every match (an invalid answer counts as
+    answered), else :class:`IncompleteRatingsError`; with ``allow_incomplete``
+    the missing matches are left out of that rater's votes, and the report
+    counts them (``missing`` per rater and in total, ``complete: false``).
     """
     from scipy.stats import kendalltau, spearmanr
 
@@ -64,11 +78,14 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
     n, n_matches = len(rows), len(pairs)
     if not names:
         raise ValueError("no raters to aggregate")
-    unfinished = {nm: store.progress(nm) for nm in names if store.progress(nm)[0] < n_matches}
-    if unfinished:
-        parts = ", ".join(f"{nm} {d}/{t}" for nm, (d, t) in unfinished.items())
-        raise IncompleteRatingsError(f"raters have not finished the schedule: {parts}")
     info = {r["name"]: r for r in store.raters()}
+    missing = {nm: n_matches - store.progress(nm)[0] for nm in names}
+    unfinished = {nm: n for nm, n in missing.items() if n}
+    if unfinished and not allow_incomplete:
+        humans = [nm for nm in unfinished if info[nm]["spec"].split(":", 1)[0] == HUMAN_PREFIX]
+        parts = ", ".join(f"{nm} {n_matches - n}/{n_matches}" + ("" if nm in humans else f" ({n} unanswered)")
+                          for nm, n in unfinished.items())
+        raise IncompleteRatingsError(f"raters have not answered every match: {parts}", unfinished, humans)
     mat = _matrix(store, names, n_matches)
     maj = agreement.majority_vote(mat, seed=seed)
     maj = np.asarray(maj, dtype=float)
@@ -88,13 +105,15 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
         rho = spearmanr(r_scores, scores).statistic
         tau = kendalltau(r_scores, scores).statistic
         times = store.elapsed(name)
+        stored_nulls = n_matches - missing[name] - int(np.sum(~np.isnan(row)))
         per_rater.append({
             "name": name,
             "spec": public_spec(info[name]["spec"]),
             "group": info[name]["group"],
             "kwargs": info[name]["kwargs"],
             "decided": int(np.sum(~np.isnan(row))),
-            "invalid": int(np.sum(np.isnan(row))),
+            "invalid": stored_nulls,
+            "missing": missing[name],
             "agreement": _safe(agreement.percent_agreement, np.vstack([row, maj])),
             "kappa": _safe(agreement.cohen_kappa, row, maj),
             "spearman": _f(rho),
@@ -126,6 +145,8 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
         "seed": seed,
         "elo": {"k": k, "start": START_RATING, "winner": "harder text"},
         "majority": {"raters": len(names), "ties_broken": ties, "undecided": int(np.sum(np.isnan(maj)))},
+        "complete": not unfinished,
+        "missing": unfinished,
         "alpha": _safe(agreement.krippendorff_alpha, mat) if len(names) > 1 else None,
         "raters": per_rater,
         "groups": group_report,

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -36,13 +37,27 @@ PARQUET_PATH = "data/train-00000-of-00001.parquet"
 PUBLISH_PATTERNS = ["README.md", "data/*", "arts/**", "report.json"]
 
 
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
+def _replace(path: Path, write: Callable[[str], None]) -> None:
+    """Write ``path`` atomically: ``write(tmp)`` fills a temporary file unique to this call, which then
+    replaces ``path`` (a reader never sees half a file; two writers never share a temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_text(path: Path, text: str) -> None:
+    _replace(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    _write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
 def history_paths(result: BuildResult, name: str) -> dict[str, str]:
@@ -90,17 +105,11 @@ def write_dataset(
         # input columns are carried over; one named like ours (e.g. an old `arts`) as `input_<name>`
         rec.update({(f"input_{k}" if k in rec else k): v for k, v in r.items() if k not in ("index", "id", "text")})
         records.append(rec)
-    parquet = out / PARQUET_PATH
-    parquet.parent.mkdir(parents=True, exist_ok=True)
-    tmp = parquet.with_suffix(".tmp")
-    pd.DataFrame.from_records(records).to_parquet(tmp, index=False)
-    os.replace(tmp, parquet)
+    _replace(out / PARQUET_PATH, lambda tmp: pd.DataFrame.from_records(records).to_parquet(tmp, index=False))
 
     _write_jsonl(out / "arts" / "pools" / f"{nm}.jsonl",
                  [{"index": i, **{k: v for k, v in r.items() if k != "index"}} for i, r in enumerate(result.rows)])
-    pairs_path = out / "arts" / "pairs" / f"{nm}_pairs.json"
-    pairs_path.parent.mkdir(parents=True, exist_ok=True)
-    pairs_path.write_text(json.dumps([[a, b] for a, b in result.pairs]) + "\n", encoding="utf-8")
+    _write_text(out / "arts" / "pairs" / f"{nm}_pairs.json", json.dumps([[a, b] for a, b in result.pairs]) + "\n")
     paths = history_paths(result, nm)
     for r in result.raters:
         _write_jsonl(out / paths[r["name"]], store.history(r["name"]))
@@ -110,8 +119,8 @@ def write_dataset(
     report = {**result.report, "name": nm, "histories": paths, "arts_metric_version": __version__}
     if rank_rate:
         report["rank_rate"] = rank_rate
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (out / "README.md").write_text(dataset_card(result, store.meta(), nm, paths, license, language), encoding="utf-8")
+    _write_text(out / "report.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    _write_text(out / "README.md", dataset_card(result, store.meta(), nm, paths, license, language))
     return out
 
 
@@ -186,6 +195,13 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
     ]
     if meta.get("command"):
         lines.append(f"- Command: `{meta['command']}`")
+    missing = rep.get("missing") or {}
+    if missing:
+        lines.append(
+            "- **Incomplete**: exported with `--allow-incomplete`; matches without an answer: "
+            + ", ".join(f"{_fmt(r)} {n} of {rep['matches']}" for r, n in missing.items())
+            + " (left out of that rater's votes; a rerun of the build asks them)"
+        )
     if sched.get("kind") == "seeded":
         lines.append(
             f"- Schedule: seeded, **seed {sched.get('seed')}**, {sched.get('matches_per_text')} matches per text "
@@ -203,15 +219,16 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
                                       if license in ("unknown", "other") else ""),
         "",
         "## Raters", "",
-        "| rater | spec | group | settings | prompt version | decided | unusable | agreement with majority | Cohen's κ | Spearman ρ | history |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| rater | spec | group | settings | prompt version | decided | unusable | missing | agreement with majority | Cohen's κ | Spearman ρ | history |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rep["raters"]:
         info = r.get("info") or {}
         settings = ", ".join(f"{k}={v}" for k, v in sorted((r.get("kwargs") or {}).items())) or "–"
         lines.append(
             f"| {_fmt(r['name'])} | `{_fmt(r['spec'])}` | {_fmt(r['group'])} | {_fmt(settings)} | "
-            f"{_fmt(info.get('prompt_version'))} | {r['decided']} | {r['invalid']} | {_fmt(r['agreement'])} | "
+            f"{_fmt(info.get('prompt_version'))} | {r['decided']} | {r['invalid']} | {r.get('missing', 0)} | "
+            f"{_fmt(r['agreement'])} | "
             f"{_fmt(r['kappa'])} | {_fmt(r['spearman'])} | `{paths.get(r['name'], '')}` |"
         )
     lines += [
@@ -226,7 +243,8 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
         "- `data/` – the scores (Parquet).",
         f"- `arts/pools/{name}.jsonl`, `arts/pairs/{name}_pairs.json`, `arts/histories/{name}/...` – texts, "
         "schedule and every rater's decisions in the ARTS format (`{match, a, b, harder, time}`, `harder` = "
-        "the text judged harder, i.e. the one the rater did *not* pick as easier; `null` = no usable answer).",
+        "the text judged harder, i.e. the one the rater did *not* pick as easier; `null` = an invalid answer: the "
+        "rater answered, unusably; a match without any answer has no row).",
         "- `arts/rank_rate/` – rank-and-rate answers from the web interface, if any (README++ style: "
         "`ranking` easiest first, a CEFR level A1–C2 per text).",
         "- `report.json` – the agreement report.", "",

@@ -4,7 +4,10 @@ A rater is a judge spec (``openai:gpt-4o``, ``history:PATH``, ``learned``)
 with judge options, or a person ``human:NAME`` who rates in the web
 interface. This module parses the CLI form (``SPEC key=value ...``), gives
 every rater a unique name and a group, and strips secrets (API keys, URL
-credentials) from what is stored and published.
+credentials) from what is stored, printed and published: a rater's name, the
+spec kept in the store, its options, the command line on the dataset card and
+any error message that quotes them (:func:`public_spec`, :func:`public_kwargs`,
+:func:`redact`, :meth:`RaterConfig.secrets`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from arts_metric.llm.options import OPERATIONAL_OPTIONS
 from arts_metric.options import convert_option, parse_options
@@ -25,6 +28,11 @@ _RESERVED_KEYS = ("name", "group", "runs")
 #: so that e.g. a resumed build with another concurrency or server port continues the same rater.
 #: The LLM judges' transport options are declared once, in their option metadata.
 _OPERATIONAL_KEYS = OPERATIONAL_OPTIONS | {"pool", "texts", "data_dir"}
+#: Option names whose values are secrets: never stored, printed or published.
+SECRET_KEYS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token", "password", "secret"})
+#: ``NAME=value`` in free text (a command line, a message) that is masked whatever surrounds it.
+_SECRET_OPTION = re.compile(r"(?<![\w-])(api_key|api-key|apikey|access_token|password)=[^\s&'\"]+", re.I)
+_URL_USERINFO = re.compile(r"(https?://)[^/\s@'\"]+@", re.I)
 #: A web login name: 1-64 letters, digits, spaces, '.', '@', '-' or '_', starting with a word character.
 _LOGIN_NAME = re.compile(r"^[\w][\w .@-]{0,63}$")
 
@@ -65,16 +73,22 @@ class RaterConfig:
             raise ValueError(f"rater spec must be a non-empty string, got {self.spec!r}")
         if self.is_human:
             self._check_human()
-        base = re.sub(r"@https?://[^?\s]*", "", self.spec)  # the spec without its endpoint URL
+        base = re.sub(r"@https?://[^?\s]*", "", public_spec(self.spec))  # no endpoint URL, no secret
         if not self.name:
             # the spec plus the options that shape decisions
-            extra = " ".join(f"{k}={v}" for k, v in sorted(self.kwargs.items()) if k not in _OPERATIONAL_KEYS)
+            extra = " ".join(f"{k}={v}" for k, v in sorted(self.kwargs.items())
+                             if k not in _OPERATIONAL_KEYS and k.lower() not in SECRET_KEYS)
             self.name = f"{base} {extra}".strip()
+        self.name = public_name(self.name)
         if not self.group:
             if self.is_human:
                 self.group = HUMAN_PREFIX
             else:
                 self.group = str(self.kwargs.get("persona") or base)
+
+    def __repr__(self) -> str:  # secret-free, like everything else that shows a rater
+        return (f"RaterConfig(spec={public_spec(self.spec)!r}, name={self.name!r}, group={self.group!r}, "
+                f"kwargs={public_kwargs(self.kwargs)!r})")
 
     @property
     def is_human(self) -> bool:
@@ -91,7 +105,26 @@ class RaterConfig:
             raise ValueError(f"human rater {self.spec!r} takes no judge options, got {', '.join(sorted(self.kwargs))}")
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "spec": self.spec, "group": self.group, "kwargs": self.kwargs}
+        """The rater as stored and reported: public spec and options (no secrets)."""
+        return {"name": self.name, "spec": public_spec(self.spec), "group": self.group,
+                "kwargs": public_kwargs(self.kwargs)}
+
+    def secrets(self) -> list[str]:
+        """The secret strings in this rater's spec and options (API keys, URL passwords), longest first,
+        for :func:`redact` to remove from messages."""
+        found = {v for k, v in self.kwargs.items() if k.lower() in SECRET_KEYS and isinstance(v, str)}
+        texts = [self.spec] + [v for v in self.kwargs.values() if isinstance(v, str)]
+        for text in texts:
+            for url in re.findall(r"https?://[^\s'\"]+", text, re.I):
+                parts = urlsplit(url)
+                if parts.password:
+                    found.add(parts.password)
+                elif parts.username:  # a token given as http://TOKEN@host
+                    found.add(parts.username)
+            _, sep, query = text.rpartition("?")
+            if sep:
+                found.update(v for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() in SECRET_KEYS)
+        return sorted((x for x in found if x), key=len, reverse=True)
 
 
 def parse_rater(value: str) -> list[RaterConfig]:
@@ -113,11 +146,11 @@ def parse_rater(value: str) -> list[RaterConfig]:
         given = parse_options(rest.strip(), sep=None, source=value) if rest.strip() else {}
         runs = convert_option("runs", int, given.pop("runs", "1"))
     except ValueError as exc:
-        raise ValueError(f"rater {value!r}: {exc}") from None
+        raise ValueError(redact(f"rater {value!r}: {exc}")) from None
     opts = {k: given.pop(k) for k in _RESERVED_KEYS if k in given}
     kwargs = given
     if runs < 1:
-        raise ValueError(f"rater {value!r}: runs must be a positive integer, got {runs!r}")
+        raise ValueError(redact(f"rater {value!r}: runs must be a positive integer, got {runs!r}"))
     base = RaterConfig(spec, opts.get("name", ""), opts.get("group", ""), dict(kwargs))
     if runs == 1:
         return [base]
@@ -148,16 +181,45 @@ def public_kwargs(kwargs: dict) -> dict:
     """Rater options as stored and published: secrets and bulky values left out."""
     from arts_metric.llm.endpoint import sanitize_url
 
-    return {k: sanitize_url(v) if k == "base_url" and isinstance(v, str) else v for k, v in kwargs.items()
-            if k not in ("api_key", "texts") and (v is None or isinstance(v, (str, int, float, bool)))}
+    return {k: (sanitize_url(v) if k == "base_url" else redact(v)) if isinstance(v, str) else v
+            for k, v in kwargs.items()
+            if k.lower() not in SECRET_KEYS and k != "texts" and (v is None or isinstance(v, (str, int, float, bool)))}
 
 
 def public_spec(spec: str) -> str:
-    """A spec with any endpoint URL stripped of user info and query (no secrets in reports)."""
+    """A spec without secrets: an endpoint URL without user info, options without ``api_key``.
+
+    ``openai:m@http://user:pw@host/v1?api_key=sk&temperature=0`` becomes
+    ``openai:m@http://host/v1?temperature=0``; a spec without secrets is
+    returned unchanged (so rater names stay stable).
+    """
 
     def clean(m: re.Match) -> str:
         p = urlsplit(m.group(1))
         host = (p.hostname or "") + (f":{p.port}" if p.port else "")
         return "@" + urlunsplit((p.scheme, host, p.path, "", ""))
 
+    head, sep, query = spec.rpartition("?")
+    if sep and any(k.lower() in SECRET_KEYS for k, _ in parse_qsl(query, keep_blank_values=True)):
+        kept = [t for t in query.split("&") if t.partition("=")[0].lower() not in SECRET_KEYS]
+        spec = head + ("?" + "&".join(kept) if kept else "")
     return re.sub(r"@(https?://[^?\s]*)", clean, spec)
+
+
+def public_name(name: str) -> str:
+    """A rater name without secrets: its spec part through :func:`public_spec`, ``key=value``
+    words with a secret key left out (what names made by earlier versions may hold)."""
+    words = name.split(" ")
+    words[0] = public_spec(words[0])
+    kept = [w for w in words[1:] if w.partition("=")[0].lower() not in SECRET_KEYS or "=" not in w]
+    return redact(" ".join([words[0], *kept]))
+
+
+def redact(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with every given secret replaced by ``***``, and any ``api_key=...`` (``password=``,
+    ``access_token=``) and URL user info masked: for messages, logs and the recorded command."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "***")
+    text = _SECRET_OPTION.sub(lambda m: f"{m.group(1)}=***", text)
+    return _URL_USERINFO.sub(r"\1***@", text)

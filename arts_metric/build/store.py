@@ -4,6 +4,13 @@ Texts, the schedule, metadata, raters, one row per (rater, match) decision,
 and the rank-and-rate answers of the web interface (table ``rank_rate``,
 one row per (rater, batch)). Opened in WAL mode so the web server and a build
 can use it at once; every write is committed at once.
+
+A decision row is an answer: a failed request, or one a budget did not send,
+leaves no row, so the match stays to be asked (format 2). Stores written
+before (no ``store_format`` in ``meta``) also hold NULL rows for failures;
+opening one records how many NULL rows each machine rater has
+(``meta["legacy_null"]``: they count as invalid answers until re-asked with
+``retry_invalid``) and removes secrets from rater names and specs.
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from arts_metric.build.inputs import texts_fingerprint
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, public_kwargs
+from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
 from arts_metric.cefr import cefr_number
 from arts_metric.sqlite_store import connect_wal
 
 STORE_NAME = "build.sqlite"
+#: 2: only answers are stored (failed or unsent requests leave no row); no secrets in rater names or specs.
+STORE_FORMAT = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,9 +75,37 @@ class DecisionStore:
         try:
             self.conn.executescript(_SCHEMA)
             self.conn.commit()
+            self._upgrade()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise ValueError(f"{self.path} is not a usable build store: {exc}") from None
+
+    def _upgrade(self) -> None:
+        """Bring a store written before format 2 up to it (module docstring); a no-op otherwise."""
+        if not self.initialised or int(self.meta().get("store_format", 1)) >= STORE_FORMAT:
+            return
+        self.conn.execute("PRAGMA secure_delete = ON")  # overwritten secrets do not linger in free pages
+        with self.conn:
+            raters = list(self.conn.execute("SELECT name, spec FROM raters"))
+            taken = {name for name, _ in raters}
+            legacy = {}
+            for name, spec in raters:
+                if spec.split(":", 1)[0] == HUMAN_PREFIX:
+                    continue
+                new_name, new_spec = public_name(name), public_spec(spec)
+                if new_name != name and new_name in taken:
+                    new_name = f"{new_name} (renamed)"
+                if (new_name, new_spec) != (name, spec):
+                    self.conn.execute("UPDATE raters SET name = ?, spec = ? WHERE name = ?", (new_name, new_spec, name))
+                    self.conn.execute("UPDATE decisions SET rater = ? WHERE rater = ?", (new_name, name))
+                    taken.add(new_name)
+                n_null = self.conn.execute("SELECT count(*) FROM decisions WHERE rater = ? AND harder IS NULL "
+                                           "AND prob IS NULL", (new_name,)).fetchone()[0]
+                if n_null:
+                    legacy[new_name] = n_null
+            self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                  [("legacy_null", json.dumps(legacy)), ("store_format", json.dumps(STORE_FORMAT))])
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- set-up
     @property
@@ -78,7 +115,7 @@ class DecisionStore:
     def initialise(self, rows: Sequence[dict], pairs: Sequence[tuple[int, int]], meta: dict) -> None:
         """Write texts, schedule and metadata once; on a later run check they are unchanged."""
         fp = texts_fingerprint([r["text"] for r in rows])
-        meta = {**meta, "fingerprint": fp, "n_texts": len(rows), "n_matches": len(pairs)}
+        meta = {**meta, "fingerprint": fp, "n_texts": len(rows), "n_matches": len(pairs), "store_format": STORE_FORMAT}
         if self.initialised:
             old = self.meta()
             for key in ("fingerprint", "n_texts", "schedule"):
@@ -130,20 +167,21 @@ class DecisionStore:
         """
         row = self.conn.execute("SELECT spec, kwargs, grp FROM raters WHERE name = ?", (cfg.name,)).fetchone()
         kwargs = public_kwargs(cfg.kwargs)
+        spec = public_spec(cfg.spec)  # the judge is made from cfg.spec; the store keeps no secret
         if row is not None:
             was_human = row[0].split(":", 1)[0] == HUMAN_PREFIX
             if was_human != cfg.is_human:
                 raise ValueError(f"rater name {cfg.name!r} already belongs to {'a human' if was_human else 'a judge'} "
                                  f"({row[0]!r}) in {self.path.parent}; give this rater another name=...")
-            if row[0] != cfg.spec or json.loads(row[1]) != kwargs or row[2] != cfg.group:
+            if row[0] != spec or json.loads(row[1]) != kwargs or row[2] != cfg.group:
                 with self.conn:
                     self.conn.execute("UPDATE raters SET spec = ?, kwargs = ?, grp = ? WHERE name = ?",
-                                      (cfg.spec, json.dumps(kwargs, sort_keys=True), cfg.group, cfg.name))
+                                      (spec, json.dumps(kwargs, sort_keys=True), cfg.group, cfg.name))
             return
         with self.conn:
             self.conn.execute(
                 "INSERT INTO raters (name, spec, grp, kwargs, created) VALUES (?, ?, ?, ?, ?)",
-                (cfg.name, cfg.spec, cfg.group, json.dumps(kwargs, sort_keys=True), now_iso()),
+                (cfg.name, spec, cfg.group, json.dumps(kwargs, sort_keys=True), now_iso()),
             )
 
     def set_rater_info(self, name: str, info: dict) -> None:
@@ -193,8 +231,24 @@ class DecisionStore:
     def decided(self, rater: str) -> set[int]:
         return {m for (m,) in self.conn.execute("SELECT match FROM decisions WHERE rater = ?", (rater,))}
 
+    def missing(self, rater: str) -> list[int]:
+        """The matches this rater has no stored answer for (never asked, failed or not sent), in schedule order."""
+        return [m for (m,) in self.conn.execute(
+            "SELECT match FROM matches WHERE match NOT IN (SELECT match FROM decisions WHERE rater = ?) "
+            "ORDER BY match", (rater,))]
+
+    def legacy_nulls(self, rater: str) -> int:
+        """NULL rows of this rater written before store format 2 (failures or invalid answers, not told apart)."""
+        return int((self.meta().get("legacy_null") or {}).get(rater, 0))
+
+    def clear_legacy_nulls(self, rater: str) -> None:
+        """Forget the legacy count of ``rater`` (after its NULL rows were asked again)."""
+        legacy = self.meta().get("legacy_null") or {}
+        if legacy.pop(rater, None) is not None:
+            self.set_meta(legacy_null=legacy)
+
     def progress(self, rater: str) -> tuple[int, int]:
-        """``(decided, total)`` for a rater."""
+        """``(decided, total)`` for a rater: stored answers (invalid ones included) and matches."""
         done = self.conn.execute("SELECT count(*) FROM decisions WHERE rater = ?", (rater,)).fetchone()[0]
         total = self.conn.execute("SELECT count(*) FROM matches").fetchone()[0]
         return done, total

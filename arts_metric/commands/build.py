@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import sys
+import warnings
+from contextlib import contextmanager
+from typing import Iterator
 
 from arts_metric.commands import CLIError
 
@@ -16,8 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="build a new ARTS dataset: schedule, raters, majority, Elo, scores, HF dataset",
         description=(
             "Rate texts the ARTS way and write OUT as a Hugging Face dataset (Parquet + dataset card + "
-            "ARTS-format histories). Resumable: every decision is stored in OUT/build.sqlite as it is "
-            "made; running the same command again continues where it stopped and asks nothing twice. "
+            "ARTS-format histories). Resumable: every answer is stored in OUT/build.sqlite as it comes; "
+            "running the same command again asks exactly the matches without an answer (never started, "
+            "failed after retries, or not sent within max_requests) and nothing twice. Nothing is exported "
+            "while a rater lacks answers, unless --allow-incomplete. One build per OUT at a time. "
             "Human raters rate in the web interface (`arts rate OUT`); rerun the build once they are done."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -55,7 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=32,
                    help="pairs sent to a judge at once (concurrently by openai: judges); decisions are "
                         "committed per batch (default 32)")
-    p.add_argument("--retry-invalid", action="store_true", help="ask again where a rater gave no usable answer")
+    p.add_argument("--retry-invalid", action="store_true",
+                   help="ask again where a rater's stored answer is invalid (unusable); an openai: judge answers "
+                        "from its cache unless given retry_invalid=true")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="export even if raters lack answers (failed or unsent requests, humans still rating); "
+                        "the card and report.json say how many matches are missing per rater")
     p.add_argument("--license", default="unknown", help="licence field of the dataset card (default unknown)")
     p.add_argument("--language", help="language code for the dataset card, e.g. en")
     p.add_argument("--push-to-hub", metavar="REPO", help="after a verified local export, upload OUT to this Hub "
@@ -77,10 +86,14 @@ def print_report(report: dict, out: str, file=None) -> None:
     w = max([len(r["name"]) for r in report["raters"]] + [5])
     print(f"{report['texts']} texts, {report['matches']} matches, {report['majority']['raters']} rater(s); "
           f"majority ties broken: {report['majority']['ties_broken']} (seed {report['seed']})", file=file)
-    print(f"{'rater':<{w}}  {'group':<16} {'agree':>7} {'kappa':>7} {'rho':>7} {'invalid':>7}", file=file)
+    print(f"{'rater':<{w}}  {'group':<16} {'agree':>7} {'kappa':>7} {'rho':>7} {'invalid':>7} {'missing':>7}",
+          file=file)
     for r in report["raters"]:
         print(f"{r['name']:<{w}}  {r['group'][:16]:<16} {_fmt(r['agreement']):>7} {_fmt(r['kappa']):>7} "
-              f"{_fmt(r['spearman']):>7} {r['invalid']:>7}", file=file)
+              f"{_fmt(r['spearman']):>7} {r['invalid']:>7} {r.get('missing', 0):>7}", file=file)
+    if report.get("missing"):
+        print(f"INCOMPLETE (--allow-incomplete): {sum(report['missing'].values())} rater-matches without an "
+              "answer; run the build again to ask them", file=file)
     print(f"Krippendorff's alpha, all raters: {_fmt(report['alpha'])}", file=file)
     for g, v in report["groups"].items():
         print(f"  group {g}: alpha {_fmt(v['alpha'])} ({len(v['raters'])} raters), "
@@ -88,35 +101,66 @@ def print_report(report: dict, out: str, file=None) -> None:
     print(f"wrote {out} (datasets.load_dataset({out!r}, split='train'))", file=file)
 
 
-def _command_line() -> str | None:
+def _command_line(secrets: list[str]) -> str | None:
     """The command as typed (for the dataset card), with API keys and URL credentials masked."""
+    from arts_metric.build.specs import redact
+
     if sys.argv[1:2] != ["build"]:
         return None
-    line = re.sub(r"(api_key=)[^\s']+", r"\1***", "arts " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    return re.sub(r"(https?://)[^/\s@']+@", r"\1***@", line)  # http://user:password@host
+    return redact("arts " + " ".join(shlex.quote(a) for a in sys.argv[1:]), secrets)
+
+
+@contextmanager
+def _one_line_warnings(secrets: list[str]) -> Iterator[None]:
+    """Warnings printed as one line each, without the raters' secrets."""
+    from arts_metric.build.specs import redact
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"arts build: warning: {redact(str(message), secrets)}", file=file or sys.stderr)
+
+    saved = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from arts_metric.build import IncompleteRatingsError, build, parse_rater, push_to_hub
+    from arts_metric.build.lock import BuildInProgressError
+    from arts_metric.build.specs import redact
+    from arts_metric.data import ARTSDataNotFoundError
+    from arts_metric.llm.runner import EndpointError
     from arts_metric.schedule import load_schedule
 
+    secrets: list[str] = []
     try:
         raters = [c for spec in args.rater for c in parse_rater(spec)]
+        secrets = sorted({x for c in raters for x in c.secrets()}, key=len, reverse=True)
         pairs = load_schedule(args.pairs) if args.pairs else None
-        result = build(
-            args.input, raters, args.out, matches_per_text=args.matches_per_text, seed=args.seed, pairs=pairs,
-            name=args.name, text_column=args.text_column, id_column=args.id_column, split=args.split,
-            batch_size=args.batch_size, retry_invalid=args.retry_invalid, license=args.license,
-            language=args.language, progress=not args.no_progress, data_dir=args.data_dir,
-            command=_command_line(),
-        )
+        with _one_line_warnings(secrets):
+            result = build(
+                args.input, raters, args.out, matches_per_text=args.matches_per_text, seed=args.seed, pairs=pairs,
+                name=args.name, text_column=args.text_column, id_column=args.id_column, split=args.split,
+                batch_size=args.batch_size, retry_invalid=args.retry_invalid,
+                allow_incomplete=args.allow_incomplete, license=args.license, language=args.language,
+                progress=not args.no_progress, data_dir=args.data_dir, command=_command_line(secrets),
+            )
     except IncompleteRatingsError as exc:
-        raise CLIError(f"{exc}. Machine raters are saved; serve the rating page with `arts rate {args.out}` "
-                       "and run this command again when the humans are done") from None
-    except (ValueError, FileNotFoundError) as exc:
-        raise CLIError(str(exc)) from None
+        machines = [r for r in exc.missing if r not in exc.humans]
+        steps = []
+        if machines:
+            steps.append("run this command again to ask the unanswered matches (requests that failed or were not "
+                         "sent), or add --allow-incomplete to export without them")
+        if exc.humans or not exc.missing:
+            steps.append(f"humans rate with `arts rate {args.out}`; run this command again when they are done")
+        raise CLIError(redact(f"{exc}. Nothing was exported; every answer so far is saved: " + "; ".join(steps),
+                              secrets)) from None
+    except (ValueError, OSError, BuildInProgressError, EndpointError, ARTSDataNotFoundError) as exc:
+        raise CLIError(redact(str(exc), secrets)) from None
     if args.json:
         print(json.dumps(result.report, indent=2, ensure_ascii=False))
     else:

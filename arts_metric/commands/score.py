@@ -13,12 +13,13 @@ import csv
 import io
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.config import ScoringConfig
-from arts_metric.textio import labelled_lines, read_labelled_rows
+from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows
 
 BATCH = 256
 #: ScoringConfig settings given as flags (``--long-texts`` for ``long_texts``), and their types.
@@ -60,7 +61,8 @@ def _read_rows(source: str, field: str) -> list[tuple[str, dict]]:
     """``(row label, row dict)`` pairs; the label names the row in error messages."""
     try:
         if source == "-":
-            lines = sys.stdin.read().splitlines()
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+            lines = decode_text(raw, "stdin").splitlines()
             as_json = bool(lines) and all(l.lstrip().startswith("{") for l in lines if l.strip())
             return labelled_lines(lines, "stdin", "jsonl" if as_json else "txt", field)
         return read_labelled_rows(source, field)
@@ -84,6 +86,28 @@ def _collect(args: argparse.Namespace) -> tuple[list[str], list[str], list[dict]
     return labels, texts, rows
 
 
+def check_out(path: str) -> None:
+    """CLIError unless ``--out`` can be written: an existing folder, a missing parent folder, a file or
+    device that refuses writes (``/dev/full``). Checked before any scoring; changes no file's content."""
+    out = Path(path)
+    if out.is_dir():
+        raise CLIError(f"--out {path} is a folder; give a file name (.jsonl, .json or .csv)")
+    parent = out.parent
+    if not parent.is_dir():
+        raise CLIError(f"--out {path}: the folder {parent} does not exist")
+    existed = out.exists()
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, b"")  # a device that takes no data (/dev/full) refuses even this
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise CLIError(f"--out {path} cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        out.unlink(missing_ok=True)  # created only to check; written when the scores are ready
+
+
 def config_from_args(args: argparse.Namespace) -> ScoringConfig:
     """The flags as a :class:`ScoringConfig` (a flag not given keeps the setting's default)."""
     settings = {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name) is not None}
@@ -103,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
 
     config = config_from_args(args)
     formulas = config.formulas
+    if args.out:
+        check_out(args.out)
     labels, texts, rows = _collect(args)
     try:
         judge = config.make_judge()
@@ -138,7 +164,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
         judge.close()
-    _write(out_rows, args)
+    try:
+        _write(out_rows, args)
+    except OSError as exc:  # e.g. the disk filled up while scoring
+        raise CLIError(f"cannot write {args.out or 'stdout'}: {exc.strerror or exc}") from None
     return 0
 
 
