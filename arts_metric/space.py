@@ -3,12 +3,19 @@
 A metric Space holds the ``evaluate`` module script named after the Space
 (``arts.py`` for a Space called ``arts``), a ``README.md`` whose YAML header
 configures the Space (here: the repository's ``metric_card.md``), the Gradio
-``app.py`` and a ``requirements.txt`` that installs exactly this version of
-the package. ``evaluate.load("<user>/arts")`` then fetches ``arts.py`` from the
-Space, and ``evaluate.load(DIR)`` works on the folder itself, offline
-(:func:`check_space`). ``evaluate`` looks for ``DIR/<folder name>.py``, so the
-folder is best named like the Space (``.../arts``); the script is written
-under that name.
+``app.py``, the package itself and a ``requirements.txt``.
+
+The package ships inside the folder as ``arts_metric/``, unpacked from the
+wheel built from this checkout (:func:`build_wheel`): no index serves
+``arts-metric``, and a Gradio Space installs ``requirements.txt`` *before* the
+Space's other files are copied in (the file is mounted alone), so a
+requirement pointing at a wheel in the folder could not be installed there.
+``requirements.txt`` therefore lists the package's runtime dependencies (the
+ranges of its metadata), and the app imports the package from its own folder
+(the working directory of a Space). ``evaluate.load(DIR)`` works on the
+folder itself, offline (:func:`check_space`). ``evaluate`` looks for
+``DIR/<folder name>.py``, so the folder is best named like the Space
+(``.../arts``); the script is written under that name.
 """
 
 from __future__ import annotations
@@ -16,6 +23,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +52,58 @@ def _front_matter(text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def requirements_txt(version: str = __version__) -> str:
-    """``requirements.txt`` of the Space: this package, pinned to ``version``."""
-    return f"# Installs the ARTS metric package at exactly the version this Space was built from.\n{PACKAGE_NAME}=={version}\n"
+#: Files of a checkout that a wheel is built from (beside the ``arts_metric`` package).
+BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE")
+
+
+def build_wheel(out_dir: str | os.PathLike, source: str | os.PathLike | None = None) -> Path:
+    """Build the package's wheel from the checkout ``source`` (default: beside the
+    installed package) into ``out_dir`` and return its path. Runs ``pip wheel``
+    without dependencies, build isolation or network, on a copy of the sources
+    (pip would otherwise write ``build/`` and ``*.egg-info`` into the checkout)."""
+    root = Path(source) if source is not None else source_root()
+    missing = [name for name in (*BUILD_FILES, "arts_metric") if not (root / name).exists()]
+    if missing:
+        raise ValueError(f"{root} is not a checkout of arts-metric (missing {', '.join(missing)}); pass source=...")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="arts-wheel-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for name in BUILD_FILES:
+            shutil.copy2(root / name, src / name)
+        shutil.copytree(root / "arts_metric", src / "arts_metric", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        before = set(out.glob("arts_metric-*.whl"))
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "--quiet",
+             "--wheel-dir", str(out), str(src)],
+            capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            raise ValueError(f"building the wheel failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
+    wheel = out / f"arts_metric-{__version__}-py3-none-any.whl"
+    if not wheel.is_file():
+        raise ValueError(f"pip wheel wrote no {wheel.name} (new files: {sorted(set(out.glob('*.whl')) - before)})")
+    return wheel
+
+
+def runtime_requirements(wheel: str | os.PathLike) -> list[str]:
+    """The wheel's ``Requires-Dist`` entries outside any extra (its runtime dependencies, with their ranges)."""
+    with zipfile.ZipFile(wheel) as z:
+        meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        lines = z.read(meta).decode("utf-8").splitlines()
+    return [line.split(":", 1)[1].strip() for line in lines
+            if line.startswith("Requires-Dist:") and "extra ==" not in line]
+
+
+def requirements_txt(requirements: list[str], version: str = __version__) -> str:
+    """``requirements.txt`` of the Space: the runtime dependencies of the package."""
+    return (
+        f"# Runtime dependencies of arts-metric {version} (from its wheel's metadata). The package itself is\n"
+        "# the arts_metric/ folder beside this file, unpacked from that wheel: a Space installs this file\n"
+        "# before its other files are copied in, so it cannot point at a file of the Space.\n"
+        + "".join(f"{r}\n" for r in requirements)
+    )
 
 
 def assemble_space(
@@ -53,15 +113,14 @@ def assemble_space(
     overwrite: bool = False,
 ) -> Path:
     """Write the Space folder: ``<name>.py`` (module script), ``README.md`` (from
-    ``metric_card.md``), ``app.py`` and ``requirements.txt`` (``arts-metric==<version>``).
+    ``metric_card.md``), ``app.py``, ``arts_metric/`` (the package, unpacked from
+    the wheel built from ``source``) and ``requirements.txt`` (its runtime dependencies).
 
     ``name`` is the Space's name and so the script's (default: the folder's
-    name). ``source`` is the checkout with ``metric_card.md`` and ``app.py``
-    (default: beside the installed package). An existing non-empty folder is
-    refused unless ``overwrite``; files of ours in it are then replaced.
+    name). ``source`` is the checkout with ``metric_card.md``, ``app.py`` and the
+    package's sources (default: beside the installed package). An existing
+    non-empty folder is refused unless ``overwrite``; files of ours in it are then replaced.
     """
-    from arts_metric.registry import module_script_path
-
     out = Path(out_dir)
     name = name or out.resolve().name or DEFAULT_NAME
     if not _NAME.match(name) or name.endswith(".py"):
@@ -72,20 +131,26 @@ def assemble_space(
         if not f.is_file():
             raise ValueError(f"{f} not found: publish-space needs a source checkout with metric_card.md and app.py "
                              "(pass source=... / --source)")
-    script = module_script_path()
-    if not script.is_file():
-        raise ValueError(f"the module script {script} is missing from the package")
     card_text = card.read_text(encoding="utf-8")
     meta = _front_matter(card_text)
     if meta.get("app_file", "app.py") != "app.py" or "sdk" not in meta:
         raise ValueError(f"{card}: the YAML header must set `sdk:` and `app_file: app.py` for a Space")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise ValueError(f"{out} exists and is not empty; choose a new folder or pass overwrite=True (--force)")
-    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="arts-space-") as tmp:
+        wheel = build_wheel(tmp, root)
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(out / "arts_metric", ignore_errors=True)
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(out, [m for m in z.namelist() if m.startswith("arts_metric/")])
+        requirements = runtime_requirements(wheel)
+    script = out / "arts_metric" / "evaluate_module" / "arts.py"
+    if not script.is_file():
+        raise ValueError(f"the wheel built from {root} has no module script arts_metric/evaluate_module/arts.py")
     shutil.copyfile(script, out / f"{name}.py")
     (out / "README.md").write_text(card_text, encoding="utf-8")
     shutil.copyfile(app, out / "app.py")
-    (out / "requirements.txt").write_text(requirements_txt(), encoding="utf-8")
+    (out / "requirements.txt").write_text(requirements_txt(requirements), encoding="utf-8")
     return out
 
 

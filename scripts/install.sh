@@ -13,7 +13,8 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    # torch first and pinned: the CPU build; anything unpinned pulls CUDA wheels.
+    # torch first and pinned to the CPU build for this machine (pyproject.toml states a range,
+    # which pip would fill with the much larger CUDA build).
     .venv/bin/python -m pip install --quiet "torch==2.13.0"
     .venv/bin/python -m pip install --quiet -e ".[test]"
     echo "$want" > "$stamp"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
 import pytest
+from packaging.requirements import Requirement
 
 from arts_metric import __version__
 from arts_metric.cli import main as cli_main
@@ -31,15 +33,23 @@ def space(tmp_path, capsys):
 
 
 def test_space_folder_contents(space):
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "arts.py", "requirements.txt"]
+    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "arts.py", "arts_metric", "requirements.txt"]
     root = source_root()
     assert (space / "arts.py").read_bytes() == module_script_path().read_bytes()
     assert (space / "README.md").read_text() == (root / "metric_card.md").read_text()
     assert (space / "app.py").read_text() == (root / "app.py").read_text()
     header = re.match(r"^---\n(.*?)\n---\n", (space / "README.md").read_text(), re.S).group(1)
     assert "app_file: app.py" in header and "sdk:" in header
+    # the package ships in the folder (unpacked from its wheel), weights included
+    package = space / "arts_metric"
+    assert (package / "__init__.py").read_text() == (root / "arts_metric" / "__init__.py").read_text()
+    assert (package / "resources" / "learned_judge" / "model.json").is_file()
+    assert not list(package.rglob("__pycache__"))
+    # requirements: the package's runtime dependencies (ranges), not an unpublished arts-metric==version
     reqs = [l for l in (space / "requirements.txt").read_text().splitlines() if l and not l.startswith("#")]
-    assert reqs == [f"arts-metric=={__version__}"]
+    core = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [Requirement(r) for r in reqs] == [Requirement(d) for d in core]
+    assert not any("arts-metric" in r for r in reqs)
 
 
 def test_evaluate_loads_the_space_offline(space, no_network, capsys):
@@ -47,7 +57,9 @@ def test_evaluate_loads_the_space_offline(space, no_network, capsys):
 
     module = evaluate.load(str(space))
     assert module.name == "arts"
-    assert "predictions" in module.features
+    assert [sorted(f) for f in module.features] == [
+        ["predictions"], ["predictions", "sources"], ["predictions", "references"], ["predictions", "references", "sources"],
+    ]
     assert "higher = harder" in module.description.lower()
     # ... and scores with the default offline judge against the default pool.
     out = module.compute(predictions=["Cats sleep.", "Epigenetic modifications modulate chromatin accessibility."])
