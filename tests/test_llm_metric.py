@@ -3,6 +3,8 @@ the endpoint taken from ``OPENAI_BASE_URL``, against the replay server."""
 
 from __future__ import annotations
 
+import json
+
 import evaluate
 import pytest
 from llm_server import make_server  # noqa: F401  (fixture)
@@ -113,3 +115,20 @@ def test_load_time_llm_judge_reports_each_calls_own_requests(make_server, tmp_pa
     assert first["judge"] == f"openai:m@{server.base_url}" and first["judge_stats"]["requests"] == server.chat_requests > 0
     again = metric.compute(predictions=OUTPUTS)  # from the cache
     assert again["judge_stats"]["requests"] == 0 and again["arts"] == pytest.approx(first["arts"])
+
+
+def test_no_usable_answer_gives_none_not_nan(make_server, tmp_path, monkeypatch):
+    """When no text gets a usable decision, `arts_mean` was NaN and broke
+    json.dumps(result, allow_nan=False); undefined values are None."""
+    from llm_server import Faults
+
+    server = make_server(OWN_POOL + OUTPUTS, faults=Faults(rate_unusable=1.0))
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
+    metric = evaluate.load(str(module_script_path()))
+    out = metric.compute(predictions=OUTPUTS, sources=OUTPUTS[::-1], human_scores=[1, 2, 3],
+                         pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
+                         judge=f"openai:m@{server.base_url}", judge_options={"progress": False, "max_reasks": 0})
+    assert server.chat_requests > 0 and out["invalid"] > 0
+    strict = json.loads(json.dumps(out, allow_nan=False))
+    assert strict["arts"] == [None] * 3 and strict["arts_mean"] is None and strict["arts_delta_mean"] is None
+    assert strict["correlation"]["arts"]["spearman"] is None and strict["correlation"]["fkgl"]["n"] == 3
