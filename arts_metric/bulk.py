@@ -9,12 +9,20 @@ bar from ``datasets``) and returns the dataset with four new columns:
 - ``interval``: ``[low, high]`` ARTS interval at ``level``, for judges placed
   by sampled pairwise decisions (``None`` for the learned judge, which plays
   every pool text: there is no sampling interval);
-- ``judge_calls``: pairwise judge decisions spent on the row.
+- ``judge_calls``: judge calls spent on the row's own text (a placement's
+  calibration and a pointwise judge's scoring of the pool are shared, so
+  they are in no row).
 
-Rows whose text got no usable judge answer get ``None``. Long texts are cut
-into sentence units exactly as ``compute()`` does: the settings are the same
-:class:`arts_metric.config.ScoringConfig` (its ``formulas`` are not used here).
-Judges that cost money keep their own cache, so an interrupted run resumes from it.
+Rows whose text got no usable judge answer get ``None`` (also rows whose
+judge request failed: a rerun fills them in from the judge's cache and new
+requests). Long texts are cut into sentence units exactly as ``compute()``
+does: the settings are the same :class:`arts_metric.config.ScoringConfig`
+(its ``formulas`` are not used here). Judges that cost money keep their own
+cache, so an interrupted run resumes from it.
+
+A row's values depend on its text and the settings only: the same with any
+``batch_size``, in any order and with any ``num_proc`` (each text's placement
+draws from its own random stream, see :mod:`arts_metric.placement.streams`).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import math
 from typing import Any
 
 from arts_metric.config import ScoringConfig
+from arts_metric.llm.budget import Budget
 from arts_metric.pool import Pool
 from arts_metric.units import place_texts
 
@@ -40,6 +49,7 @@ def score_dataset(
     text_column: str = "text",
     *,
     batch_size: int = 1024,
+    num_proc: int | None = None,
     prefix: str = "",
     overwrite: bool = False,
     config: ScoringConfig | None = None,
@@ -50,7 +60,10 @@ def score_dataset(
     Args:
         dataset: a ``datasets.Dataset``.
         text_column: the column holding the texts (non-empty strings).
-        batch_size: texts placed together (one adaptive calibration per batch).
+        batch_size: texts placed together (per call to the judge; the values do not depend on it).
+        num_proc: worker processes (``Dataset.map``'s ``num_proc``); None or 1 = this
+            process. Each worker gets its own copy of the judge, so a judge with a
+            ``max_requests`` / ``max_cost`` limit needs ``num_proc=1``.
         prefix: put before the new column names (e.g. ``"source_"``).
         overwrite: replace existing columns of the same names instead of raising.
         config, settings: the scoring settings (``judge=``, ``pool=``,
@@ -68,7 +81,15 @@ def score_dataset(
         raise ValueError(f"dataset already has column(s) {', '.join(clash)}; pass overwrite=True or a prefix")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if num_proc is not None and (isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1):
+        raise ValueError(f"num_proc must be a positive integer or None, got {num_proc!r}")
     judge_obj = config.make_judge()
+    budget = getattr(judge_obj, "budget", None)
+    if (num_proc or 1) > 1 and isinstance(budget, Budget) and budget.limited:
+        raise ValueError(
+            f"num_proc={num_proc} with a judge limited by max_requests / max_cost: every worker process "
+            "would get the whole limit; use num_proc=1"
+        )
     pool_obj: Pool = config.make_pool(judge_obj)
     if clash:
         dataset = dataset.remove_columns(clash)
@@ -109,6 +130,7 @@ def score_dataset(
         with_indices=True,
         batched=True,
         batch_size=batch_size,
+        num_proc=num_proc if (num_proc or 1) > 1 else None,
         load_from_cache_file=False,
         new_fingerprint=hashlib.sha256(key.encode()).hexdigest()[:32],
         desc="ARTS placement",

@@ -143,12 +143,20 @@ def rate_texts(
 ) -> np.ndarray:
     """Rate a set of texts from scratch the ARTS way: a seeded schedule of
     ``matches_per_text * N`` matches (every text plays ``2 * matches_per_text``),
-    decided by ``judge``, then Elo in schedule order."""
+    decided by ``judge``, then Elo in schedule order. A match the judge gave no
+    answer to (a failure, not an unusable answer) raises ``ValueError``."""
+    from arts_metric.judges.base import is_unanswered
     from arts_metric.schedule import make_schedule
 
     n = len(texts)
     pairs = make_schedule(n, matches_per_text, seed)
     decisions = judge.compare([(texts[a], texts[b]) for a, b in pairs])
+    missing = sum(is_unanswered(d) for d in decisions)
+    if missing:  # Elo is order dependent: ratings without them would not be the pool's ratings
+        raise ValueError(
+            f"rating the pool: {missing} of {len(pairs)} matches got no answer from judge {judge.name} "
+            "(failed or not asked); run again: the judge's cache keeps the answers it got"
+        )
     return run_elo(n, ((a, b, d) for (a, b), d in zip(pairs, decisions)), k=k, start=START_RATING)
 
 

@@ -7,6 +7,12 @@ into units of at most ``chunk_chars`` characters (:mod:`arts_metric.segment`;
 reads is cut with a warning. Identical units are placed once. A text's
 ``arts`` and ``arts_elo`` are the means of its units' values weighted by their
 lengths in characters; its interval the same mean of the units' bounds.
+
+A unit's placement depends on the unit, the pool, the judge and the placement
+settings only (see :mod:`arts_metric.placement.streams`), so a text scores the
+same alone, among other texts or in any batch. A text with a unit that got no
+judge answer at all (a failure, not an unusable answer) gets NaN and is
+counted as incomplete; a rerun completes it.
 """
 
 from __future__ import annotations
@@ -57,8 +63,11 @@ def place_texts(
 
     Returns ``arts`` (n,), ``arts_elo`` (n,), ``arts_interval`` ((n, 2) or None),
     ``mean_interval`` (interval of the mean ``arts`` of the first ``n_mean``
-    texts, default all), ``judge_calls``, ``calls_per_text`` (a unit shared by
-    two texts counts for both), ``invalid``, ``units`` (how many
+    texts, default all), ``judge_calls`` (pool texts a pointwise judge scored
+    included), ``calls_per_text`` (the text's own; a unit shared by two texts
+    counts for both), ``invalid`` (answers that stayed unusable), ``failed``
+    (decisions for which no answer was obtained), ``incomplete`` ((n,) True for
+    texts left without a score by a failed decision), ``units`` (how many
     pieces each text was cut into) and ``method`` (the placement used).
     """
     config = config or ScoringConfig()
@@ -77,7 +86,7 @@ def place_texts(
     unit_arts = np.asarray(result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float)
     unit_ratings = np.asarray(result.ratings, dtype=float)
     unit_iv = result.arts_interval
-    exact = result.judge_calls == 0
+    exact = result.info.get("sampled") is False
     if exact:
         # A pointwise judge placed against every pool text (the learned judge):
         # no judge decisions were sampled, so there is no per-text sampling
@@ -90,6 +99,8 @@ def place_texts(
     arts = np.full(n, np.nan)
     ratings = np.full(n, np.nan)
     bounds = np.full((n, 2), np.nan) if unit_iv is not None else None
+    unit_lost = np.asarray(result.incomplete if result.incomplete is not None else np.zeros(len(unit_texts)), dtype=bool)
+    incomplete = np.zeros(n, dtype=bool)
     unit_idx = [[unique[u] for u in units] for units in unit_lists]
     unit_w = [[float(len(u)) for u in units] for units in unit_lists]
     # A chunked text scores the length-weighted mean of its chunks, on both
@@ -98,6 +109,9 @@ def place_texts(
     for i, (idx_list, w_list) in enumerate(zip(unit_idx, unit_w)):
         idx, w = np.array(idx_list), np.array(w_list)
         ok = ~np.isnan(unit_arts[idx])
+        if unit_lost[idx].any():  # a score from fewer units than a complete run would use: none
+            incomplete[i] = True
+            continue
         if ok.any():
             arts[i] = np.average(unit_arts[idx][ok], weights=w[ok])
             ratings[i] = np.average(unit_ratings[idx][ok], weights=w[ok])
@@ -108,7 +122,9 @@ def place_texts(
     mean_interval = None
     if np.any(~np.isnan(arts)):
         k = n if n_mean is None else n_mean
-        mean_interval = placement_mod.system_interval(result, pool, units=unit_idx[:k], unit_weights=unit_w[:k])
+        kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
+        weights = [[] if incomplete[i] else unit_w[i] for i in range(k)]
+        mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
     return {
         "arts": arts,
         "arts_elo": ratings,
@@ -117,6 +133,8 @@ def place_texts(
         "judge_calls": int(result.judge_calls),
         "calls_per_text": calls_per_text,
         "invalid": int(result.invalid),
+        "failed": int(result.failed),
+        "incomplete": incomplete,
         "units": [len(u) for u in unit_lists],
         "method": result.method,
     }

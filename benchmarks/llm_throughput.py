@@ -46,7 +46,7 @@ def timed_job(url: str, pairs: list, concurrency: int, cache_dir: str) -> tuple[
     t0 = time.perf_counter()
     decisions = judge.compare(pairs)
     seconds = time.perf_counter() - t0
-    missing = sum(d is None for d in decisions)
+    missing = sum(not isinstance(d, float) for d in decisions)  # unusable (None) or not obtained (UNANSWERED)
     if missing:
         raise RuntimeError(f"{missing} decisions missing")
     return seconds, judge.stats.as_dict()

@@ -7,18 +7,25 @@ standard library (``asyncio`` streams) and runs its own event loop in a thread.
 
 It knows the pool texts and the recorded judgments, but never the indices the
 client meant: it splits the actual prompt at the triple-backtick delimiters,
-finds which pool texts are in it (and in which order), recognises the prompt
+finds which texts are in it (and in which order), recognises the prompt
 (pairwise, listwise, 0-1 score, 1-5 ease, CEFR) by its wording, and answers
 from the record for exactly those texts:
 
 - pairwise: the recorded decision of that ordered pair ("A" = text A easier),
-  else the reversed pair's decision flipped, else the shorter text is easier;
-- 0-1 score: the recorded raw answer of that text (ARTS A.2.4);
-- 1-5 ease / CEFR: derived from the recorded 0-1 score (synthetic);
+  else the reversed pair's decision flipped, else a deterministic rule: the
+  shorter text is easier, except for a share ``unknown_noise`` of unordered
+  pairs (chosen by a hash of the two texts) where the longer one is; texts
+  that are not pool texts (newcomers) are judged by the same rule;
+- 0-1 score: the recorded raw answer of that text (ARTS A.2.4), else its
+  length / 400 (capped at 1);
+- 1-5 ease / CEFR: derived from the 0-1 score (synthetic);
 - listwise: the recorded ranking, translated to the ids used in the prompt.
 
 Faults can be injected: 429 with ``Retry-After``, 500, timeouts (the request
-stalls past the client's timeout), unusable answers, a position bias.
+stalls past the client's timeout), unusable answers, a position bias, HTTP 200
+replies without an answer (``choices: []`` or ``content: null``), and faults
+tied to a text (``Faults.by_text``: every prompt containing it gets a 500, an
+empty reply, a null content or a hang).
 
 Run standalone (used by the benchmark): ``python tests/llm_server.py --pool
 arts3000 --history arts3000/gpt-4-1106-preview/pairwise-run1 --latency 0.05``
@@ -36,11 +43,12 @@ import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
 _LIST_ITEM = re.compile(r"text id (\d+): ```(.*?)```", re.S)
+_PAIR = re.compile(r"Text A:\s*```(.*?)```\s*Text B:\s*```(.*?)```", re.S)
 
 
 @dataclass
@@ -57,6 +65,11 @@ class Faults:
     position_bias: float = 0.0  # share of pairwise prompts answered "A" whatever the texts
     reject_max_tokens: bool = False  # answer 400 to "max_tokens", like OpenAI's newer models
     reject_containing: str | None = None  # answer 400 (context length) to prompts containing this
+    rate_empty: float = 0.0  # HTTP 200 with "choices": []
+    rate_null: float = 0.0  # HTTP 200 with "content": null
+    #: text -> fault for every prompt that contains it: "500", "empty", "null", "hang" (stall
+    #: ``hang`` s), or "hang_once" (only the first request that contains it stalls)
+    by_text: dict = field(default_factory=dict)
     seed: int = 0
 
 
@@ -75,6 +88,7 @@ class ReplayServer:
         faults: Faults | None = None,
         api_key: str | None = None,
         model: str | None = None,
+        unknown_noise: float = 0.0,
     ) -> None:
         self.texts = [t.strip() for t in texts]
         self.by_text: dict[str, int] = {}
@@ -93,10 +107,13 @@ class ReplayServer:
         self.faults = faults or Faults()
         self.api_key = api_key
         self.model = model
+        self.unknown_noise = unknown_noise
         self.stats: Counter = Counter()
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.request_times: list[float] = []
+        self.request_log: list[tuple[float, str]] = []  # (monotonic arrival time, prompt) of every chat request
+        self._hung_once: set[str] = set()
         self.last_prompts: list[str] = []
         self.topics: Counter = Counter()
         self.auth_headers: set[str] = set()
@@ -223,6 +240,12 @@ class ReplayServer:
         if f.reject_containing and f.reject_containing in prompt:
             self.stats["status_400"] += 1
             return self._error(400, "This model's maximum context length is 8 tokens.", "invalid_request_error")
+        self.request_log.append((time.monotonic(), prompt))
+        tied = next((kind for text, kind in f.by_text.items() if text in prompt), None)
+        if tied == "hang_once":
+            key = next(text for text, kind in f.by_text.items() if kind == "hang_once" and text in prompt)
+            tied = None if key in self._hung_once else "hang"
+            self._hung_once.add(key)
         if self.latency:
             await asyncio.sleep(self.latency)
         if self.stats["chat_requests"] <= f.fail_first:
@@ -231,14 +254,22 @@ class ReplayServer:
         if u < f.rate_429:
             return self._throttle()
         u -= f.rate_429
-        if u < f.rate_500:
+        if u < f.rate_500 or tied == "500":
             self.stats["status_500"] += 1
             return self._error(500, "The server had an error while processing your request.", "server_error")
         u -= f.rate_500
-        late = u < f.rate_timeout
+        late = u < f.rate_timeout or tied == "hang"
         if late:  # stall past the client's timeout; the reply below is never read
             self.stats["timeouts"] += 1
             await asyncio.sleep(f.hang)
+        u -= f.rate_timeout
+        if u < f.rate_empty or tied == "empty":
+            self.stats["empty_choices"] += 1
+            return 200, self._completion(request, None, 0, 0, choices=[]), {}
+        u -= f.rate_empty
+        if u < f.rate_null or tied == "null":
+            self.stats["null_content"] += 1
+            return 200, self._completion(request, None, 0, 0), {}
         self.last_prompts = (self.last_prompts + [prompt])[-20:]
         kind, answer = self._answer(prompt)
         self.stats[f"kind_{kind}"] += 1
@@ -250,16 +281,22 @@ class ReplayServer:
             self.prompt_tokens += pt
             self.completion_tokens += ct
             self.stats["status_200"] += 1
-        return 200, {
+        return 200, self._completion(request, answer, pt, ct), {}
+
+    def _completion(self, request: dict, answer: str | None, pt: int, ct: int, choices: list | None = None) -> dict:
+        """A chat.completion body; ``answer=None`` gives ``content: null``, ``choices=[]`` none at all."""
+        if choices is None:
+            choices = [
+                {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop", "logprobs": None}
+            ]
+        return {
             "id": f"chatcmpl-{self.stats['chat_requests']}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.get("model"),
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop", "logprobs": None}
-            ],
+            "choices": choices,
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
-        }, {}
+        }
 
     def _throttle(self) -> tuple[int, dict, dict]:
         self.stats["status_429"] += 1
@@ -272,6 +309,20 @@ class ReplayServer:
         """Pool texts inside the prompt, in order of appearance (split at ``` delimiters)."""
         return [s for s in (seg.strip() for seg in prompt.split("```")) if s in self.by_text]
 
+    @staticmethod
+    def _last_block(prompt: str) -> str | None:
+        """The text of the prompt's last ```-delimited block (the text a pointwise prompt asks about)."""
+        segs = prompt.split("```")
+        return segs[-2].strip() if len(segs) >= 3 and segs[-2].strip() else None
+
+    def _unknown_pair(self, a: str, b: str) -> str:
+        """The deterministic rule for a pair without a record: the shorter text is easier,
+        flipped for a hash-chosen share ``unknown_noise`` of unordered pairs."""
+        key = "\x00".join(sorted((a, b))).encode()
+        flip = int(hashlib.sha256(key).hexdigest()[:8], 16) / 0xFFFFFFFF < self.unknown_noise
+        a_easier = (len(a), a) <= (len(b), b)
+        return "A" if a_easier != flip else "B"
+
     def _score(self, text: str) -> float:
         raw = self.pointwise.get(text)
         try:
@@ -283,6 +334,11 @@ class ReplayServer:
         found = self._found(prompt)
         if "sorted list of these ids" in prompt:
             return "listwise", self._answer_listwise(prompt)
+        pair = _PAIR.search(prompt)
+        if pair is not None and len(found) != 2:  # a text that is not a pool text (a newcomer)
+            found = [pair.group(1).strip(), pair.group(2).strip()]
+        elif not found and self._last_block(prompt):
+            found = [self._last_block(prompt)]
         if "CEFR" in prompt and found:
             level = 1 + int(round(5 * self._score(found[-1])))
             return "cefr", ["A1", "A2", "B1", "B2", "C1", "C2"][level - 1]
@@ -308,7 +364,7 @@ class ReplayServer:
             if (b, a) in self.pair_answer:
                 return "pairwise", "B" if self.pair_answer[(b, a)] == "A" else "A"
             self.stats["unknown_pairs"] += 1
-            return "pairwise", "A" if len(a) <= len(b) else "B"
+            return "pairwise", self._unknown_pair(a, b)
         return "unrecognised", "I am not sure what you are asking me to do."
 
     def _answer_listwise(self, prompt: str) -> str:
@@ -369,8 +425,13 @@ def _main(argv: list[str] | None = None) -> None:
     p.add_argument("--pool", default="arts3000")
     p.add_argument("--history", help="JUDGE/RUN, e.g. gpt-4-1106-preview/pairwise-run1")
     p.add_argument("--latency", type=float, default=0.05, help="seconds added to every chat request")
+    p.add_argument("--rate-hang", type=float, default=0.0, help="share of requests that stall --hang seconds")
+    p.add_argument("--hang", type=float, default=1.0, help="seconds a stalled request stalls")
+    p.add_argument("--unknown-noise", type=float, default=0.0, help="share of unrecorded pairs answered longer-is-easier")
+    p.add_argument("--seed", type=int, default=0, help="seeds the fault draws")
     args = p.parse_args(argv)
-    srv = server_for(args.pool, args.history, latency=args.latency)
+    faults = Faults(rate_timeout=args.rate_hang, hang=args.hang, seed=args.seed)
+    srv = server_for(args.pool, args.history, latency=args.latency, faults=faults, unknown_noise=args.unknown_noise)
     url = srv.start()
     print(f"READY {url}", flush=True)
     sys.stdin.read()  # serve until the parent closes our stdin

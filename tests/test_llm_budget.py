@@ -9,7 +9,7 @@ import pytest
 from llm_server import make_server  # noqa: F401  (fixture)
 
 from arts_metric import data as arts_data
-from arts_metric.judges import get_judge
+from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import CACHE_FILE
 
@@ -36,7 +36,8 @@ def test_max_requests_stops_cleanly_and_a_rerun_resumes(make_server, arts94, tmp
     with pytest.warns(RuntimeWarning, match="budget reached"):
         decisions = judge.compare(pairs)
     assert server.chat_requests == judge.stats.requests == 40
-    assert sum(d is not None for d in decisions) == 40
+    assert sum(isinstance(d, float) for d in decisions) == 40
+    assert decisions.count(UNANSWERED) == 160  # not asked: no judgment, asked on a rerun
     assert judge.stats.extra["skipped"] == 160 and judge.stats.extra["stopped"] == "max_requests"
     assert judge.stats.invalid == 0  # not asked is not "unusable"
     # The budget belongs to the judge: a second call sends nothing more.
@@ -63,7 +64,7 @@ def test_max_cost_is_never_exceeded(make_server, arts94, tmp_path):
     cost = (server.prompt_tokens * 10.0 + server.completion_tokens * 30.0) / 1e6
     assert judge.stats.extra["cost_usd"] == pytest.approx(cost)
     assert cost <= 0.15
-    answered = sum(d is not None for d in decisions)
+    answered = sum(isinstance(d, float) for d in decisions)
     assert 20 < answered < 150 and judge.stats.extra["skipped"] == 150 - answered
     # The stop came near the limit: less than the worst case of the requests in flight was left.
     assert 0.15 - cost < 8 * judge.budget.worst_case(4000, 1, 16)
@@ -142,7 +143,7 @@ def test_coin_flip_never_stands_in_for_a_judgment_not_asked(make_server, arts94,
     with pytest.warns(RuntimeWarning, match="budget reached"):
         decisions = judge.compare([(texts[0], texts[1]), (texts[2], texts[3])])
     # The first pair was asked (both answers unusable): flipped and counted; the second was never asked.
-    assert decisions[0] in (0.0, 1.0) and decisions[1] is None
+    assert decisions[0] in (0.0, 1.0) and decisions[1] is UNANSWERED
     assert judge.stats.extra["coin_flips"] == 1 and judge.stats.extra["skipped"] == 2 and server.chat_requests == 2
 
 

@@ -15,7 +15,7 @@ import pytest
 from llm_server import Faults, make_server  # noqa: F401  (fixture)
 
 from arts_metric import data as arts_data
-from arts_metric.judges import get_judge
+from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.cache import CACHE_FILE
 from arts_metric.llm.runner import EndpointError, backoff_delay, retry_after_seconds
 
@@ -225,7 +225,7 @@ def test_client_errors_fail_the_item_not_the_run(make_server, job, tmp_path):
     with pytest.warns(RuntimeWarning, match="1 of 8 judgments failed.*HTTP 400"):
         decisions = judge.compare(pairs[:8])
     expected = [m.outcome_a for m in matches[:8]]
-    assert decisions[3] is None and decisions[:3] + decisions[4:] == expected[:3] + expected[4:]
+    assert decisions[3] is UNANSWERED and decisions[:3] + decisions[4:] == expected[:3] + expected[4:]
     assert judge.stats.extra["failed"] == 1 and judge.stats.invalid == 0 and judge.stats.retried == 0
     # Not cached: a rerun (the server fixed) asks exactly that one again.
     server.faults.reject_containing = None

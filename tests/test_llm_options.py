@@ -57,8 +57,9 @@ def test_every_option_declares_its_kind_and_help():
 
 
 def test_operational_options_are_the_transport_fields():
-    assert TRANSPORT_OPTIONS == OLD_OPERATIONAL
-    assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {"base_url", "api_key"}
+    # The old list plus the hedging options added since (issue 10): transport too.
+    assert TRANSPORT_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after"}
+    assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after", "base_url", "api_key"}
 
 
 def test_run_settings_take_the_options_object():

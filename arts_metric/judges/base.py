@@ -21,20 +21,22 @@ What callers may ask of any judge, without probing attributes:
 progress bar of its own while the caller draws one), :attr:`Judge.preferred_batch`
 (how many pairs one :meth:`Judge.compare` call should carry), and, when the
 judge is made, a :class:`JudgeContext` (what the caller knows beyond the
-judge's options).
+judge's options). A remote judge (:attr:`Judge.concurrent`) also answers
+:meth:`Judge.compare_async` inside one :meth:`Judge.session`, so that a caller
+can keep many small questions in flight and go on with each as its answer
+arrives instead of waiting for the slowest of a batch.
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-
 
 
 class _Unanswered:
@@ -126,13 +128,30 @@ class Judge(ABC):
     #: because the answers depend on the whole call (a recorded history replays a
     #: repeated pair's k-th record only within one call).
     preferred_batch: int | None = 32
+    #: True when :meth:`compare_async` calls inside one :meth:`session` run
+    #: concurrently (a remote judge): a caller may then keep many one-pair calls
+    #: in flight and use each answer as it arrives. False: every call answers at
+    #: once (a local judge), so callers batch their pairs into one :meth:`compare`.
+    concurrent: bool = False
 
     def __init__(self) -> None:
         self.stats = JudgeStats()
 
     @abstractmethod
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
-        """P(first text is harder) for every pair, or None where no usable answer came."""
+        """P(first text is harder) for every pair; None where the judge's answer was
+        unusable, :data:`UNANSWERED` where no answer was obtained."""
+
+    async def compare_async(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
+        """:meth:`compare` for callers on an event loop; concurrent judges answer
+        many such calls at once (use them inside :meth:`session`)."""
+        return self.compare(pairs)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator["Judge"]:
+        """Within ``async with judge.session():`` :meth:`compare_async` calls share
+        one connection, cache and progress bar (a no-op for local judges)."""
+        yield self
 
     @property
     def score_key(self) -> str:
@@ -172,6 +191,11 @@ class Judge(ABC):
 class PointwiseJudge(Judge):
     """A judge that can score a single text; pairwise decisions follow from the scores."""
 
+    #: Judge calls that scoring one text counts as in placement results: 0 for a
+    #: local model that scores for free (the learned judge), 1 for a judge asked
+    #: once per text (an LLM); pool texts scored for a placement count too.
+    calls_per_score: int = 0
+
     @abstractmethod
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Latent difficulty per text (float, higher = harder; NaN = no usable answer)."""
@@ -180,10 +204,19 @@ class PointwiseJudge(Judge):
     def prob_harder(self, score_a: np.ndarray, score_b: np.ndarray) -> np.ndarray:
         """P(a harder than b) from latent scores; broadcasts like numpy."""
 
+    def score_status(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`score` plus a boolean mask of the texts that got no answer at all
+        (failed or not asked: :data:`UNANSWERED`). Their scores are NaN like an
+        invalid answer's, but they are not judgments: a rerun asks them again."""
+        scores = np.asarray(self.score(texts), dtype=float)
+        return scores, np.zeros(len(scores), dtype=bool)
+
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
         if not pairs:
             return []
-        a = self.score([p[0] for p in pairs])
-        b = self.score([p[1] for p in pairs])
+        a, lost_a = self.score_status([p[0] for p in pairs])
+        b, lost_b = self.score_status([p[1] for p in pairs])
         p = self.prob_harder(a, b)
-        return [None if np.isnan(x) else float(x) for x in p]
+        return [
+            UNANSWERED if la or lb else None if np.isnan(x) else float(x) for x, la, lb in zip(p, lost_a, lost_b)
+        ]

@@ -20,22 +20,33 @@ answer). ``listwise`` ranks texts together (``rank``, ``score``); its
 positions mean something only among the texts of one ranking, so it is not a
 :class:`PointwiseJudge` and its ``compare`` ranks the texts of all pairs in
 one request. Every judge keeps :attr:`stats` (requests, cache hits,
-retries, re-asks, invalid, tokens, cost) and :attr:`last_report` for its most
-recent run.
+retries, hedges, re-asks, invalid, failed, skipped, tokens, cost) and
+:attr:`last_report` for its most recent session.
+
+What is a judgment: an answer the model gave (usable, or unusable after every
+re-ask: *invalid*, ``None``, cached like any answer). A pair or text for which
+no answer was obtained (the request failed after its retries, the budget did
+not allow it) is :data:`~arts_metric.judges.base.UNANSWERED` (NaN scores
+flagged by :meth:`score_status`): never cached, never coin-flipped, asked again
+on the next run. The pairwise judge is :attr:`~arts_metric.judges.base.Judge.concurrent`:
+inside ``async with judge.session():`` many :meth:`compare_async` calls share
+one client and cache, and each returns as soon as its own answers are in.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import importlib.util
+import json
 import random
 import warnings
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Sequence
 
 import numpy as np
 
-from arts_metric.judges.base import Decision, Judge, PointwiseJudge
+from arts_metric.judges.base import UNANSWERED, Decision, Judge, PointwiseJudge
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import judgment_key
 from arts_metric.llm.endpoint import (
@@ -45,7 +56,7 @@ from arts_metric.llm.endpoint import (
     sanitize_url,
 )
 from arts_metric.llm.options import ALIASES, LLMOptions
-from arts_metric.llm.runner import Item, Outcome, RunReport, RunSettings, run_items
+from arts_metric.llm.runner import EndpointHealth, Item, Outcome, RunReport, RunSettings, Session, run_sync
 from arts_metric.llm.strategies import (
     LISTWISE,
     PAIRWISE,
@@ -90,6 +101,8 @@ class _OpenAIJudgeBase:
         # One budget for the judge's lifetime: max_requests / max_cost bound all its calls together.
         self.budget = Budget(options.max_requests, options.max_cost, options.price_in, options.price_out)
         self.last_report: RunReport | None = None
+        self._session: Session | None = None
+        self._health = EndpointHealth()  # an endpoint that answered once is not "unreachable" later
         self.stats.extra.update(
             {"model": endpoint.model, "endpoint": endpoint.display_url, "strategy": options.strategy}
         )
@@ -125,12 +138,41 @@ class _OpenAIJudgeBase:
         extra["prompt_sha"] = messages_digest(messages)
         return judgment_key(self.endpoint.model, strategy, version, self.params, texts, extra)
 
-    def _run(self, items: list[Item], strategy: str, version: str) -> list[Outcome]:
-        settings = RunSettings(
-            self.endpoint, strategy, version, self.params, self.budget, self.options,
-            progress=bool(self.progress), desc=f"{self.endpoint.model} {strategy}",
+    def _settings(self) -> RunSettings:
+        st = self.strategy
+        return RunSettings(
+            self.endpoint, st.name, st.version, self.params, self.budget, self.options,
+            progress=bool(self.progress), desc=f"{self.endpoint.model} {st.name}", health=self._health,
         )
-        outcomes, report = run_items(items, settings)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator["_OpenAIJudgeBase"]:
+        """One client, cache connection, progress bar and report for every call made
+        inside the block (nested blocks join the outer one); statistics are added
+        when it closes."""
+        if self._session is not None:
+            yield self
+            return
+        session = Session(self._settings())
+        self._session = session
+        try:
+            async with session:
+                yield self
+        finally:
+            self._session = None
+            self._account(session.report)
+
+    async def _run_async(self, items: list[Item]) -> list[Outcome]:
+        if self._session is None:
+            async with self.session():
+                return await self._session.run(items)
+        return await self._session.run(items)
+
+    def _run(self, items: list[Item]) -> list[Outcome]:
+        return run_sync(lambda: self._run_async(items))
+
+    def _account(self, report: RunReport) -> None:
+        """Add a closed session's counters to :attr:`stats`."""
         self.last_report = report
         st = self.stats
         st.cached += report.cached
@@ -139,7 +181,7 @@ class _OpenAIJudgeBase:
         st.prompt_tokens += report.prompt_tokens
         st.completion_tokens += report.completion_tokens
         ex = st.extra
-        for name in ("reasked", "failed", "skipped"):
+        for name in ("reasked", "failed", "skipped", "hedged"):
             ex[name] = ex.get(name, 0) + getattr(report, name)
         ex["unique_judgments"] = ex.get("unique_judgments", 0) + report.unique
         ex["seconds"] = round(ex.get("seconds", 0.0) + report.seconds, 3)
@@ -147,7 +189,6 @@ class _OpenAIJudgeBase:
             ex["cost_usd"] = round(self.budget.spent, 6)
         if report.stopped:
             ex["stopped"] = report.stopped
-        return outcomes
 
     def _coin(self, key: str) -> float:
         seed = int(hashlib.sha256(f"{self.options.rng_seed}:{key}".encode()).hexdigest()[:16], 16)
@@ -162,11 +203,14 @@ class OpenAIPairwiseJudge(_OpenAIJudgeBase, Judge):
     """ARTS pairwise judging (A.2.2, or A.2.5 with a persona) over HTTP.
 
     ``compare`` asks every pair concurrently and returns P(first text harder):
-    1.0 / 0.0, or 0.5 when ``both_orders`` gave contradicting answers, or None
-    when no usable answer came (counted in ``stats.invalid``; with
+    1.0 / 0.0, or 0.5 when ``both_orders`` gave contradicting answers; None
+    when the model's answer stayed unusable (counted in ``stats.invalid``; with
     ``invalid="coin_flip"`` replaced by a seeded coin flip, counted in
-    ``stats.extra["coin_flips"]``).
+    ``stats.extra["coin_flips"]``); :data:`UNANSWERED` when no answer was
+    obtained (counted in ``stats.extra["failed"]`` / ``["skipped"]``).
     """
+
+    concurrent = True
 
     def __init__(self, endpoint: Endpoint, options: LLMOptions, name: str) -> None:
         Judge.__init__(self)
@@ -180,6 +224,9 @@ class OpenAIPairwiseJudge(_OpenAIJudgeBase, Judge):
         return Item(key, messages, st.parse, (a, b), self.params["max_tokens"])
 
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
+        return run_sync(lambda: self.compare_async(pairs))
+
+    async def compare_async(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
         pairs = _validate_pairs(pairs)
         if not pairs:
             return []
@@ -189,19 +236,21 @@ class OpenAIPairwiseJudge(_OpenAIJudgeBase, Judge):
             items.append(self._item(a, b))
             if both:
                 items.append(self._item(b, a))
-        outcomes = self._run(items, self.strategy.name, self.strategy.version)
+        outcomes = await self._run_async(items)
         step = 2 if both else 1
         decisions: list[Decision] = []
         ex = self.stats.extra
         for i in range(len(pairs)):
-            first = outcomes[i * step]
+            asked = outcomes[i * step : i * step + step]
+            if any(o.status in ("failed", "skipped") for o in asked):
+                decisions.append(UNANSWERED)  # incomplete: never a judgment, never a coin flip
+                continue
+            first = asked[0]
             d1 = self.strategy.prob_first_harder(first.value) if first.status == "ok" else None
             d = d1
-            unusable = first.status == "invalid"
             if both:
-                second = outcomes[i * step + 1]
+                second = asked[1]
                 d2 = 1.0 - self.strategy.prob_first_harder(second.value) if second.status == "ok" else None
-                unusable = unusable or second.status == "invalid"
                 if d1 is not None and d2 is not None:
                     ex["order_pairs"] = ex.get("order_pairs", 0) + 1
                     if d1 != d2:
@@ -209,7 +258,7 @@ class OpenAIPairwiseJudge(_OpenAIJudgeBase, Judge):
                     d = (d1 + d2) / 2.0
                 else:
                     d = d1 if d1 is not None else d2
-            if d is None and unusable:
+            if d is None:  # every answer of the pair stayed unusable
                 self.stats.invalid += 1
                 if self.options.invalid == "coin_flip":
                     d = self._coin(items[i * step].key)
@@ -237,12 +286,16 @@ class _LatentJudge(_OpenAIJudgeBase):
         if not pairs:
             return []
         unique = list(dict.fromkeys(t for pair in pairs for t in pair))
-        latent = dict(zip(unique, self.score(unique)))
-        unasked = set(self._unasked)  # failed or skipped (budget): never coin-flipped
+        scores, lost = self.score_status(unique)
+        latent = dict(zip(unique, scores))
+        unasked = {t for t, x in zip(unique, lost) if x}  # failed or skipped (budget): never coin-flipped
         out: list[Decision] = []
         for a, b in pairs:
+            if a in unasked or b in unasked:
+                out.append(UNANSWERED)
+                continue
             p = float(self.prob_harder(latent[a], latent[b]))
-            if np.isnan(p) and self.options.invalid == "coin_flip" and a not in unasked and b not in unasked:
+            if np.isnan(p) and self.options.invalid == "coin_flip":
                 p = self._coin(a + "\x00" + b)
                 self.stats.extra["coin_flips"] = self.stats.extra.get("coin_flips", 0) + 1
             out.append(None if np.isnan(p) else p)
@@ -260,9 +313,10 @@ class OpenAIPointwiseJudge(_LatentJudge, PointwiseJudge):
             options.strategy, style=options.style, examples=options.examples or (), k=options.k, rng_seed=options.rng_seed
         )
 
-    def rate(self, texts: Sequence[str]) -> list[Any]:
-        """The parsed answer per text (a float for ``pointwise``, ``{"answer", "reason"}``
-        for ``ease_1to5``, the level 1..6 for ``cefr``), None where no usable answer came."""
+    #: one request per text: scoring a text is one judge call
+    calls_per_score = 1
+
+    def _rate(self, texts: Sequence[str]) -> tuple[list[Any], np.ndarray]:
         texts = _validate_texts(texts)
         st = self.strategy
         items = []
@@ -271,17 +325,28 @@ class OpenAIPointwiseJudge(_LatentJudge, PointwiseJudge):
             extra = {"style": st.style} if st.name == "ease_1to5" else {}
             key = self._key(st.name, st.version, (t,), messages, extra)
             items.append(Item(key, messages, st.parse, (t,), self.params["max_tokens"]))
-        outcomes = self._run(items, st.name, st.version)
-        self._unasked = [t for t, o in zip(texts, outcomes) if o.status in ("failed", "skipped")]
-        values = [o.value if o.status == "ok" else None for o in outcomes]
+        outcomes = self._run(items)
+        lost = np.array([o.status in ("failed", "skipped") for o in outcomes], dtype=bool)
         self.stats.calls += len(texts)
         self.stats.invalid += sum(o.status == "invalid" for o in outcomes)
-        return values
+        return [o.value if o.status == "ok" else None for o in outcomes], lost
+
+    def rate(self, texts: Sequence[str]) -> list[Any]:
+        """The parsed answer per text (a float for ``pointwise``, ``{"answer", "reason"}``
+        for ``ease_1to5``, the level 1..6 for ``cefr``); None where the answer stayed
+        unusable, :data:`UNANSWERED` where none was obtained."""
+        values, lost = self._rate(texts)
+        return [UNANSWERED if x else v for v, x in zip(values, lost)]
+
+    def score_status(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Latent difficulty in [0, 1] per text (higher = harder; NaN = no usable
+        answer) and the mask of texts that got no answer at all (asked again on a rerun)."""
+        values, lost = self._rate(texts)
+        return np.array([np.nan if v is None else self.strategy.latent(v) for v in values], dtype=float), lost
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Latent difficulty in [0, 1] per text (higher = harder; NaN = no usable answer)."""
-        values = self.rate(texts)
-        return np.array([np.nan if v is None else self.strategy.latent(v) for v in values], dtype=float)
+        return self.score_status(texts)[0]
 
 
 class OpenAIListwiseJudge(_LatentJudge, Judge):
@@ -314,7 +379,7 @@ class OpenAIListwiseJudge(_LatentJudge, Judge):
             messages = st.messages(batch)
             key = self._key(st.name, st.version, batch, messages)
             items.append(Item(key, messages, st.parser(len(batch)), tuple(batch), self.params["max_tokens"]))
-        outcomes = self._run(items, st.name, st.version)
+        outcomes = self._run(items)
         ex = self.stats.extra
         out = []
         offset = 0
@@ -336,15 +401,16 @@ class OpenAIListwiseJudge(_LatentJudge, Judge):
                 order.extend(index[i] for i in value["order"])
         return order
 
-    def score(self, texts: Sequence[str]) -> np.ndarray:
-        """Position in the model's ranking scaled to [0, 1] (higher = harder); NaN for
-        texts the model left out or batches without a usable ranking."""
+    def score_status(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Position in the model's ranking scaled to [0, 1] (higher = harder; NaN for
+        texts the model left out or batches without a usable ranking), and the mask
+        of texts whose batch got no answer at all (failed or not asked)."""
         texts = _validate_texts(texts)
         latent = np.full(len(texts), np.nan)
-        self._unasked = []
+        lost = np.zeros(len(texts), dtype=bool)
         for index, value, status in self._rank_batches(texts):
             if status in ("failed", "skipped"):  # not asked is not "unusable"
-                self._unasked.extend(texts[i] for i in index)
+                lost[index] = True
             elif status == "invalid":
                 self.stats.invalid += len(index)
             if value is None:
@@ -352,7 +418,12 @@ class OpenAIListwiseJudge(_LatentJudge, Judge):
             pos = self.strategy.positions(value["order"], len(index))
             latent[index[0] : index[0] + len(index)] = pos
         self.stats.calls += len(texts)
-        return latent
+        return latent, lost
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        """Position in the model's ranking scaled to [0, 1] (higher = harder); NaN for
+        texts the model left out or batches without a usable ranking."""
+        return self.score_status(texts)[0]
 
 
 def _judge_name(model: str, explicit_url: str | None, options: LLMOptions) -> str:

@@ -52,6 +52,11 @@ class Budget:
         self.stopped: str | None = None  # "max_requests" or "max_cost" once a request was refused
 
     @property
+    def limited(self) -> bool:
+        """Whether a limit is set (it binds this object: one process, not several)."""
+        return self.max_requests is not None or self.max_cost is not None
+
+    @property
     def priced(self) -> bool:
         return self.price_in is not None and self.price_out is not None
 

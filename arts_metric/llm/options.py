@@ -87,6 +87,12 @@ class LLMOptions:
     max_reasks: int = _option(3, TRANSPORT, "extra asks after an unusable answer (ARTS footnote 6)")
     backoff_base: float = _option(0.5, TRANSPORT, "seconds; doubles per retry, full jitter")
     backoff_max: float = _option(30.0, TRANSPORT, "seconds")
+    # Transport: a duplicate of a straggling request, the first answer wins (both may be billed).
+    hedges: int = _option(1, TRANSPORT, "duplicates sent for a request that is slow to answer; 0 = never")
+    hedge_after: float | None = _option(
+        None, TRANSPORT,
+        "seconds before a slow request is duplicated; None = 3x the 90th percentile of answered requests, at least 1 s",
+    )
     temperature: float | None = _option(
         0.0, DECISION, "the ARTS authors used 0; None = server default", request=True
     )
@@ -129,6 +135,7 @@ class LLMOptions:
         _positive_int("batch_size", self.batch_size, minimum=2)
         _positive_int("max_retries", self.max_retries, minimum=0)
         _positive_int("max_reasks", self.max_reasks, minimum=0)
+        _positive_int("hedges", self.hedges, minimum=0)
         _positive_int("k", self.k, minimum=0)
         _positive_int("rng_seed", self.rng_seed, minimum=0)
         if self.max_tokens is not None:
@@ -139,6 +146,10 @@ class LLMOptions:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        if self.hedge_after is not None and (
+            not isinstance(self.hedge_after, (int, float)) or isinstance(self.hedge_after, bool) or self.hedge_after <= 0
+        ):
+            raise ValueError(f"hedge_after must be a positive number of seconds or None, got {self.hedge_after!r}")
         if self.temperature is not None and not (isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2):
             raise ValueError(f"temperature must be in [0, 2] or None, got {self.temperature!r}")
         if not 0 < self.min_coverage <= 1:

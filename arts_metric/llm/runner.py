@@ -1,21 +1,35 @@
-"""Running many chat requests: cached, concurrent, retried, budgeted, with a progress bar.
+"""Running many chat requests: cached, concurrent, retried, hedged, budgeted, with a progress bar.
 
-:func:`run_items` takes prepared :class:`Item` s (messages + a strict parser +
-a cache key) and returns one :class:`Outcome` per item:
+A :class:`Session` (one ``openai`` async client, one cache connection, one
+progress bar, one :class:`RunReport`) answers :meth:`Session.run` calls of
+prepared :class:`Item` s (messages + a strict parser + a cache key) with one
+:class:`Outcome` per item; many calls may be in flight at once on its loop:
 
-1. identical items (same key) are asked once;
+1. identical items (same key) are asked once per session;
 2. answers already in the SQLite cache are used without a request;
-3. the rest go out over the official ``openai`` async client with at most
-   ``concurrency`` requests in flight;
-4. 429, 408/409, 5xx, timeouts and connection errors are retried with
+3. the rest go out with at most ``concurrency`` items in progress;
+4. 429, 408/409, 5xx, timeouts, connection errors and HTTP 200 replies that
+   carry no answer (no ``choices``, ``content: null``) are retried with
    exponential backoff and full jitter, waiting at least ``Retry-After``;
    401/403/404 stop the run (:class:`EndpointError`); other 4xx fail the item;
-5. an unusable answer is asked again up to ``max_reasks`` times, then
-   recorded as invalid (cached, so a rerun does not pay for it again);
-6. each judgment is committed to the cache the moment it is parsed;
-7. the budget refuses requests before a limit would be passed: items not
-   asked are "skipped" (not cached; a rerun with a larger budget asks them).
+5. a request still unanswered after ``hedge_after`` seconds (default: 3x the
+   90th percentile of the session's answered requests, at least 1 s) gets up
+   to ``hedges`` duplicates; the first answer wins, the others may still
+   finish (their tokens are counted) but try no more, and those still running
+   when the session closes are cancelled;
+6. an unusable answer is asked again up to ``max_reasks`` times, then
+   recorded as invalid (cached: it is the model's own judgment);
+7. each judgment is committed to the cache the moment it is parsed;
+8. the budget refuses requests before a limit would be passed: items not
+   asked are ``skipped``, items whose every try failed are ``failed``; neither
+   is a judgment, neither is cached, and a rerun asks them again.
 
+When a session closes, failures are reported in one warning, except when the
+judge never got any answer at all (from its endpoint or from the cache) and
+every request failed: then the endpoint is unusable and :class:`EndpointError`
+says why (unreachable, refusing every request).
+
+:func:`run_items` runs one session over one list of items from plain code;
 :func:`run_sync` runs a coroutine from plain code *and* from inside a running
 event loop (Jupyter), where it uses a private loop in a worker thread.
 """
@@ -43,6 +57,9 @@ from arts_metric.llm.parsing import UnusableAnswer
 T = TypeVar("T")
 
 MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is capped (and the item retried later)
+HEDGE_FACTOR = 3.0  # a request slower than this times the 90th percentile of answered ones gets a duplicate
+HEDGE_FLOOR = 1.0  # seconds: never duplicate a request sooner
+HEDGE_SAMPLES = 16  # answered requests needed before the automatic delay is trusted
 _FATAL_STATUS = {401: "authentication failed", 403: "permission denied", 404: "not found"}
 
 
@@ -89,6 +106,15 @@ class RunSettings:
     options: LLMOptions = field(default_factory=LLMOptions)
     progress: bool = True  # the options' progress bar, unless the judge is kept quiet
     desc: str = "judging"
+    health: "EndpointHealth | None" = None  # shared by a judge's sessions; None = this run's own
+
+
+@dataclass
+class EndpointHealth:
+    """Whether a judge ever got an answer, from its endpoint or from the cache
+    (kept across its sessions: a late failure is then a failure, not a dead endpoint)."""
+
+    answered: bool = False
 
 
 @dataclass
@@ -99,7 +125,8 @@ class RunReport:
     unique: int = 0  # distinct keys among them: what the counters below count
     cached: int = 0  # answered from the cache, no request
     requests: int = 0  # HTTP requests sent (retries and re-asks included)
-    retried: int = 0  # transport retries (429, 5xx, timeouts, connection errors)
+    retried: int = 0  # transport retries (429, 5xx, timeouts, connection errors, replies without an answer)
+    hedged: int = 0  # duplicates sent for slow requests (also in ``requests``)
     reasked: int = 0  # extra asks after an unusable answer
     invalid: int = 0  # unusable after every re-ask (cached as such)
     failed: int = 0  # transport errors after every retry (not cached)
@@ -162,62 +189,16 @@ def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
 
 
 def run_items(items: Sequence[Item], settings: RunSettings) -> tuple[list[Outcome], RunReport]:
-    """Synchronous facade of :func:`run_items_async`."""
+    """One session over ``items``, from synchronous code: outcomes aligned with ``items`` and the report."""
     return run_sync(lambda: run_items_async(items, settings))
 
 
 async def run_items_async(items: Sequence[Item], s: RunSettings) -> tuple[list[Outcome], RunReport]:
-    """See the module docstring. Returns outcomes aligned with ``items`` and a report."""
-    from tqdm.auto import tqdm
-
-    t0 = time.perf_counter()
-    report = RunReport(items=len(items))
-    unique: dict[str, Item] = {}
-    for item in items:
-        unique.setdefault(item.key, item)
-    report.unique = len(unique)
-    results: dict[str, Outcome] = {}
-    cache = None
-    o = s.options
-    if o.cache:
-        try:
-            cache = JudgmentCache.in_dir(o.cache_dir)
-        except (OSError, sqlite3.Error, RuntimeError) as exc:  # e.g. a read-only home directory
-            warnings.warn(
-                f"judgment cache unavailable ({exc}); judging without it (set ARTS_CACHE_DIR "
-                "or cache_dir= to a writable folder)",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-    bar = tqdm(
-        total=len(unique),
-        desc=s.desc,
-        unit="judgment",
-        file=sys.stderr,
-        disable=not s.progress or not unique,
-        dynamic_ncols=True,
-        mininterval=0.2,
-    )
-    spent_before = s.budget.spent
-    try:
-        if cache is not None and unique:
-            for key, hit in cache.get_many(unique).items():
-                if hit.valid or not o.retry_invalid:
-                    results[key] = Outcome("ok" if hit.valid else "invalid", hit.value, hit.answer, cached=True)
-            report.cached = len(results)
-            report.invalid = sum(o.status == "invalid" for o in results.values())
-            bar.update(len(results))
-        todo = deque(item for key, item in unique.items() if key not in results)
-        if todo:
-            await _ask_all(todo, results, s, report, cache, bar)
-    finally:
-        bar.close()
-        if cache is not None:
-            cache.close()
-    report.cost_usd = s.budget.spent - spent_before
-    report.stopped = s.budget.stopped
-    report.seconds = time.perf_counter() - t0
-    return [results[item.key] for item in items], report
+    """One session over ``items``: outcomes aligned with ``items`` and the report."""
+    session = Session(s)
+    async with session:
+        outcomes = await session.run(items)
+    return outcomes, session.report
 
 
 def _postfix(report: RunReport) -> dict[str, Any]:
@@ -231,32 +212,279 @@ def _postfix(report: RunReport) -> dict[str, Any]:
     }
 
 
-async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport, cache, bar) -> None:
-    from openai import AsyncOpenAI
+class Session:
+    """Answers :meth:`run` calls on one event loop with one client, cache, progress
+    bar and :class:`RunReport` (see the module docstring). Use as
+    ``async with Session(settings) as session: outcomes = await session.run(items)``."""
 
-    ep, o = s.endpoint, s.options
-    n_workers = max(1, min(o.concurrency, len(todo)))
-    # Retries are ours (counted, budgeted, Retry-After honoured), so the client's are off.
-    client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=o.timeout)
-    rng = random.Random()
-    params = {k: v for k, v in s.params.items() if v is not None}
-    n_todo = len(todo)
+    def __init__(self, settings: RunSettings) -> None:
+        self.s = settings
+        self.health = settings.health if settings.health is not None else EndpointHealth()
+        self.report = RunReport()
+        self._results: dict[str, Outcome] = {}
+        self._inflight: dict[str, asyncio.Future] = {}
+        self._losers: set[asyncio.Future] = set()  # hedges that lost the race, left to finish (tokens counted)
+        self._latency: deque[float] = deque(maxlen=256)
+        self._delay: float | None = None
+        self._delay_at = 0  # samples seen when the automatic hedge delay was last computed
+        self._params = {k: v for k, v in settings.params.items() if v is not None}
+        self._rng = random.Random()
+        self._client: Any = None
+        self._cache: JudgmentCache | None = None
+        self._bar: Any = None
+        self._sem: asyncio.Semaphore | None = None
+        self._t0 = 0.0
+        self._spent_before = 0.0
 
-    async def request(item: Item, used: list[int]) -> tuple[str, Any]:
+    async def __aenter__(self) -> "Session":
+        from tqdm.auto import tqdm
+
+        self._t0 = time.perf_counter()
+        self._spent_before = self.s.budget.spent
+        o = self.s.options
+        if o.cache:
+            try:
+                self._cache = JudgmentCache.in_dir(o.cache_dir)
+            except (OSError, sqlite3.Error, RuntimeError) as exc:  # e.g. a read-only home directory
+                warnings.warn(
+                    f"judgment cache unavailable ({exc}); judging without it (set ARTS_CACHE_DIR "
+                    "or cache_dir= to a writable folder)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+        self._sem = asyncio.Semaphore(o.concurrency)
+        self._bar = tqdm(
+            total=0, desc=self.s.desc, unit="judgment", file=sys.stderr, disable=not self.s.progress,
+            dynamic_ncols=True, mininterval=0.2,
+        )
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb) -> None:
+        for group in (self._inflight.values, lambda: self._losers):  # losers appear as items are cancelled
+            pending = [f for f in list(group()) if not f.done()]
+            for f in pending:
+                f.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+        if self._client is not None:
+            await self._client.close()
+        self._bar.close()
+        if self._cache is not None:
+            self._cache.close()
+        r = self.report
+        r.cost_usd = self.s.budget.spent - self._spent_before
+        r.stopped = self.s.budget.stopped
+        r.seconds = time.perf_counter() - self._t0
+        if exc_type is None:
+            self._conclude()
+
+    def _conclude(self) -> None:
+        """Raise for an endpoint that never answered; warn once about failed and skipped items."""
+        r, ep = self.report, self.s.endpoint
+        asked = r.unique - r.cached
+        if r.failed and not self.health.answered:
+            raise EndpointError(
+                f"no request to {ep.display_url} (model {ep.model!r}) succeeded; "
+                f"{r.failed} failed, e.g.: {r.errors[0] if r.errors else 'unknown error'}"
+            )
+        if r.failed:
+            warnings.warn(
+                f"{r.failed} of {asked} judgments failed at {ep.display_url} after retries "
+                f"(e.g. {r.errors[0]}); they are not judgments: reported as failed, never cached, "
+                "and asked again on a rerun",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        if r.skipped:
+            warnings.warn(
+                f"budget reached ({self.s.budget.stopped}): {r.skipped} judgments were not asked; "
+                "a rerun with a larger budget resumes from the cache",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+    async def run(self, items: Sequence[Item]) -> list[Outcome]:
+        """One :class:`Outcome` per item, aligned with ``items`` (items asked before in
+        this session, or now in flight for another caller, are not asked again)."""
+        r, o = self.report, self.s.options
+        r.items += len(items)
+        new: dict[str, Item] = {}
+        for item in items:
+            if item.key not in self._results and item.key not in self._inflight:
+                new.setdefault(item.key, item)
+        if new:
+            r.unique += len(new)
+            self._bar.total += len(new)
+            if self._cache is not None:
+                hits = 0
+                for key, hit in self._cache.get_many(new).items():
+                    if hit.valid or not o.retry_invalid:
+                        self._results[key] = Outcome("ok" if hit.valid else "invalid", hit.value, hit.answer, cached=True)
+                        r.invalid += not hit.valid
+                        del new[key]
+                        hits += 1
+                if hits:
+                    r.cached += hits
+                    self.health.answered = True
+                    self._bar.update(hits)
+            for key, item in new.items():
+                self._inflight[key] = asyncio.ensure_future(self._judge(item))
+        waiting = list({item.key: self._inflight[item.key] for item in items if item.key in self._inflight}.values())
+        if waiting:
+            await asyncio.gather(*waiting)
+        return [self._results[item.key] for item in items]
+
+    # -- one item ----------------------------------------------------------
+    async def _judge(self, item: Item) -> Outcome:
+        r, o, ep = self.report, self.s.options, self.s.endpoint
+        reasks = 0
+        used = [0, 0, 0]  # this item's own requests and tokens (the totals move with other items too)
+        try:
+            async with self._sem:
+                while True:
+                    status, text = await self._hedged(item, used)
+                    if status != "ok":
+                        outcome = Outcome(status, error=text)
+                        break
+                    try:
+                        value = item.parse(text)
+                    except UnusableAnswer:
+                        if reasks < o.max_reasks:
+                            reasks += 1
+                            r.reasked += 1
+                            continue
+                        outcome = Outcome("invalid", answer=text)
+                    else:
+                        outcome = Outcome("ok", value, text)
+                    if self._cache is not None:
+                        self._cache.put(
+                            item.key, model=ep.model, strategy=self.s.strategy, prompt_version=self.s.prompt_version,
+                            params=self.s.params, texts=item.texts, endpoint=ep.display_url, answer=text,
+                            value=outcome.value, valid=outcome.status == "ok", requests=used[0],
+                            prompt_tokens=used[1], completion_tokens=used[2],
+                        )
+                    break
+        finally:
+            self._inflight.pop(item.key, None)
+        self._results[item.key] = outcome
+        if outcome.status == "invalid":
+            r.invalid += 1
+        elif outcome.status == "failed":
+            r.failed += 1
+            if len(r.errors) < 5:
+                r.errors.append(outcome.error or "")
+        elif outcome.status == "skipped":
+            r.skipped += 1
+        self._bar.set_postfix(_postfix(r), refresh=False)
+        self._bar.update(1)
+        return outcome
+
+    def _hedge_delay(self) -> float | None:
+        """Seconds after which a request in flight gets a duplicate; None = not (yet) known."""
+        o = self.s.options
+        if o.hedge_after is not None:
+            return float(o.hedge_after)
+        n = len(self._latency)
+        if n < HEDGE_SAMPLES:
+            return None
+        if self._delay is None or n - self._delay_at >= HEDGE_SAMPLES or n == self._latency.maxlen:
+            q90 = sorted(self._latency)[int(0.9 * (n - 1))]
+            self._delay, self._delay_at = max(HEDGE_FLOOR, HEDGE_FACTOR * q90), n
+        return self._delay
+
+    async def _hedged(self, item: Item, used: list[int]) -> tuple[str, Any]:
+        """:meth:`_request`, plus up to ``hedges`` duplicates while it is slow to answer;
+        the first answer wins. Otherwise the first failure (a skip only if nothing failed).
+        The requests that lose are left to finish (so that their tokens are counted)
+        but try no more; the session cancels those still running when it closes."""
+        hedges = self.s.options.hedges
+        first_try: list[float | None] = [None]
+        if hedges == 0:
+            return await self._request(item, used, first_try)
+        won = [False]
+        tries = [asyncio.ensure_future(self._request(item, used, first_try, won=won))]
+        starts = [first_try]
+        lost: list[tuple[str, Any]] = []
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                timeout = None
+                if len(tries) <= hedges:
+                    delay = self._hedge_delay()
+                    sent = [st[0] for st, t in zip(starts, tries) if st[0] is not None and not t.done()]
+                    if delay is None:
+                        timeout = 0.25  # look again once enough requests have answered
+                    elif sent:
+                        timeout = max(0.0, max(sent) + delay - loop.time())
+                    else:
+                        timeout = 0.25  # backing off between tries: no request to duplicate
+                running = [t for t in tries if not t.done()]
+                done, _ = await asyncio.wait(running, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                for t in done:
+                    status, text = t.result()
+                    if status == "ok":
+                        return status, text
+                    lost.append((status, text))
+                if all(t.done() for t in tries):
+                    return next((x for x in lost if x[0] == "failed"), lost[0])
+                if done or len(tries) > hedges:
+                    continue
+                delay = self._hedge_delay()
+                sent = [st[0] for st, t in zip(starts, tries) if st[0] is not None and not t.done()]
+                if delay is not None and sent and loop.time() >= max(sent) + delay:
+                    st: list[float | None] = [None]
+                    starts.append(st)
+                    tries.append(asyncio.ensure_future(self._request(item, used, st, hedge=True, won=won)))
+        finally:
+            won[0] = True
+            running = [t for t in tries if not t.done()]
+            for t in running:
+                self._losers.add(t)
+                t.add_done_callback(self._lost)
+
+    def _lost(self, task: asyncio.Future) -> None:
+        self._losers.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a loser's error (even a fatal one) does not matter any more
+
+    def _client_for(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            ep, o = self.s.endpoint, self.s.options
+            # Retries are ours (counted, budgeted, Retry-After honoured), so the client's are off.
+            self._client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=o.timeout)
+        return self._client
+
+    async def _request(
+        self, item: Item, used: list[int], sent_at: list[float | None], hedge: bool = False,
+        won: list[bool] | None = None,
+    ) -> tuple[str, Any]:
         """One answer text, with transport retries: ("ok", text) | ("failed", msg) | ("skipped", None).
-        Adds this item's requests and tokens to ``used`` ([requests, prompt, completion])."""
+        Adds this item's requests and tokens to ``used`` ([requests, prompt, completion]);
+        ``sent_at[0]`` holds the loop time the current try was sent (None between tries);
+        once ``won[0]`` is set (another try answered) no further try is made."""
         import openai
 
+        s, r, o, ep = self.s, self.report, self.s.options, self.s.endpoint
+        client = self._client_for()
+        loop = asyncio.get_running_loop()
         prompt_bytes = sum(len(m["content"].encode("utf-8")) for m in item.messages)
         attempt = 0
         while True:
+            if won is not None and won[0]:
+                return "skipped", None  # a duplicate already answered
             res = s.budget.try_reserve(prompt_bytes, len(item.messages), item.max_tokens)
             if res is None:
                 return "skipped", None
-            report.requests += 1
+            r.requests += 1
             used[0] += 1
+            if hedge:
+                r.hedged += 1
+                hedge = False  # this task's own retries are retries, not hedges
             retry_after = None
-            sent_params = dict(params)  # what this request carries (another may rename max_tokens meanwhile)
+            sent_params = dict(self._params)  # what this request carries (another may rename max_tokens meanwhile)
+            sent_at[0] = t_sent = loop.time()
             try:
                 # The client's generic ``post`` (its documented way to send a raw body) with
                 # ``cast_to=object`` returns the JSON as is: it skips the per-request TypedDict
@@ -268,6 +496,9 @@ async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport
                     body={"model": ep.model, "messages": item.messages, **sent_params},
                     options={"timeout": o.timeout},
                 )
+            except asyncio.CancelledError:
+                s.budget.settle(res, None, None)  # cut off at the session's end; it may still be billed
+                raise
             except openai.APITimeoutError:
                 s.budget.settle(res, None, None)  # the server may have done (and billed) the work
                 error = f"timeout after {o.timeout:g} s"
@@ -287,126 +518,59 @@ async def _ask_all(todo: deque, results: dict, s: RunSettings, report: RunReport
                 if status == 400 and "max_completion_tokens" in error and "max_tokens" in sent_params:
                     # Newer OpenAI models take the same cap under another name: rename (once, for
                     # every later request too), ask again.
-                    if "max_tokens" in params:
-                        params["max_completion_tokens"] = params.pop("max_tokens")
+                    if "max_tokens" in self._params:
+                        self._params["max_completion_tokens"] = self._params.pop("max_tokens")
                     continue
                 if not (status in (408, 409, 429) or status >= 500):
                     return "failed", error  # a 400/422 will not get better by asking again
                 retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
             else:
-                pt, ct, text = _read_completion(completion)
+                pt, ct, text, missing = _read_completion(completion)
                 s.budget.settle(res, pt, ct)
-                report.prompt_tokens += int(pt or 0)
-                report.completion_tokens += int(ct or 0)
+                r.prompt_tokens += int(pt or 0)
+                r.completion_tokens += int(ct or 0)
                 used[1] += int(pt or 0)
                 used[2] += int(ct or 0)
-                return "ok", text
+                if text is not None:
+                    self._latency.append(loop.time() - t_sent)
+                    self.health.answered = True
+                    return "ok", text
+                error = f"HTTP 200 without an answer ({missing})"  # a server fault, not the model's answer
+            finally:
+                sent_at[0] = None
             attempt += 1
             if attempt > o.max_retries:
                 return "failed", error
-            report.retried += 1
-            bar.set_postfix(_postfix(report), refresh=False)
-            await asyncio.sleep(backoff_delay(attempt, o.backoff_base, o.backoff_max, retry_after, rng))
-
-    async def judge(item: Item) -> Outcome:
-        reasks = 0
-        # This item's own counts (the report's totals also move with the other workers' requests).
-        used = [0, 0, 0]
-        while True:
-            status, text = await request(item, used)
-            if status != "ok":
-                return Outcome(status, error=text)
-            try:
-                value = item.parse(text)
-            except UnusableAnswer:
-                if reasks < o.max_reasks:
-                    reasks += 1
-                    report.reasked += 1
-                    continue
-                outcome = Outcome("invalid", answer=text)
-            else:
-                outcome = Outcome("ok", value, text)
-            if cache is not None:
-                cache.put(
-                    item.key,
-                    model=ep.model,
-                    strategy=s.strategy,
-                    prompt_version=s.prompt_version,
-                    params=s.params,
-                    texts=item.texts,
-                    endpoint=ep.display_url,
-                    answer=text,
-                    value=outcome.value,
-                    valid=outcome.status == "ok",
-                    requests=used[0],
-                    prompt_tokens=used[1],
-                    completion_tokens=used[2],
-                )
-            return outcome
-
-    async def worker() -> None:
-        while todo:
-            item = todo.popleft()
-            outcome = await judge(item)
-            results[item.key] = outcome
-            if outcome.status == "invalid":
-                report.invalid += 1
-            elif outcome.status == "failed":
-                report.failed += 1
-                if len(report.errors) < 5:
-                    report.errors.append(outcome.error or "")
-            elif outcome.status == "skipped":
-                report.skipped += 1
-            bar.set_postfix(_postfix(report), refresh=False)
-            bar.update(1)
-
-    workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
-    try:
-        await asyncio.gather(*workers)
-    except BaseException:
-        for w in workers:
-            w.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        raise
-    finally:
-        await client.close()
-    if report.failed and report.failed == n_todo - report.skipped:
-        raise EndpointError(
-            f"no request to {ep.display_url} (model {ep.model!r}) succeeded; "
-            f"{report.failed} failed, e.g.: {report.errors[0] if report.errors else 'unknown error'}"
-        )
-    if report.failed:
-        warnings.warn(
-            f"{report.failed} of {n_todo} judgments failed at {ep.display_url} after retries "
-            f"(e.g. {report.errors[0]}); they are recorded as missing and will be asked again on a rerun",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    if report.skipped:
-        warnings.warn(
-            f"budget reached ({s.budget.stopped}): {report.skipped} judgments were not asked; "
-            "a rerun with a larger budget resumes from the cache",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+            r.retried += 1
+            self._bar.set_postfix(_postfix(r), refresh=False)
+            await asyncio.sleep(backoff_delay(attempt, o.backoff_base, o.backoff_max, retry_after, self._rng))
 
 
-def _read_completion(data: Any) -> tuple[int | None, int | None, str]:
-    """``(prompt_tokens, completion_tokens, text)`` from a chat-completion JSON body;
-    missing parts come back as None / "" (an empty text is then an unusable answer)."""
+def _read_completion(data: Any) -> tuple[int | None, int | None, str | None, str]:
+    """``(prompt_tokens, completion_tokens, text, why)`` from a chat-completion JSON body.
+
+    ``text`` is the model's answer (an empty string is an answer, if an unusable
+    one; a refusal is the model's answer too), or None when the reply carries
+    none (no ``choices``, ``content: null``): a server fault, described by ``why``.
+    """
     if not isinstance(data, dict):
-        return None, None, ""
+        return None, None, None, "not a JSON object"
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
     pt = pt if isinstance(pt, int) else None
     ct = ct if isinstance(ct, int) else None
-    text = ""
     choices = data.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        message = choices[0].get("message")
-        if isinstance(message, dict) and isinstance(message.get("content"), str):
-            text = message["content"]
-    return pt, ct, text
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return pt, ct, None, "no choices"
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        return pt, ct, None, "no message"
+    if isinstance(message.get("content"), str):
+        return pt, ct, message["content"], ""
+    if isinstance(message.get("refusal"), str):
+        return pt, ct, message["refusal"], ""
+    finish = choices[0].get("finish_reason")
+    return pt, ct, None, "content: null" + (f", finish_reason {finish!r}" if finish else "")
 
 
 def _short_error(exc: Exception, api_key: str | None = None) -> str:

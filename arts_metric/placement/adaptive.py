@@ -1,21 +1,30 @@
 """The ``adaptive`` placement method: a noisy binary search for each newcomer's
 position in the pool, by expected information gain under a grid posterior
-(:class:`_RankPosterior`)."""
+(:class:`_RankPosterior`), each newcomer on its own (:class:`_Search`).
+
+Two drivers run the same per-text search: local judges get one ``compare``
+call per round with a pair for every newcomer still searching; a remote judge
+(:attr:`~arts_metric.judges.base.Judge.concurrent`) gets one
+``compare_async`` call per pair, and each newcomer goes on as soon as its own
+answer arrives, so a slow request delays only its own text.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import math
 import sys
 from typing import Sequence
 
 import numpy as np
-from scipy.special import expit, logsumexp
 from scipy.stats import norm
 from tqdm.auto import tqdm
 
 from arts_metric.judges.base import Judge
 from arts_metric.placement.asker import _Asker
+from arts_metric.placement.opponents import calibration_texts
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
     QUANTILE_LEVELS,
@@ -26,13 +35,16 @@ from arts_metric.placement.result import (
     _finish,
     rating_of_arts,
 )
+from arts_metric.placement.streams import CALIBRATION, OPPONENTS, check_seed, first_sides, text_rng
 from arts_metric.pool import Pool
 
-# The judge model, calibrated per batch: the judge names the truly harder text
-# except for a lapse rate, with a logistic blur of this width (in ARTS units)
-# around the newcomer's position among the pool texts.
+# The judge models: the judge names the truly harder text except for a lapse
+# rate, with a logistic blur of this width (in ARTS units) around the
+# newcomer's position among the pool texts. Each newcomer averages them by
+# its own evidence.
 _LAPSES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
 _WIDTHS = (0.003, 0.01, 0.03, 0.08, 0.2)
+_ROW_BLOCK = 32  # rows per block when the expected information gain is computed
 
 
 def _entropy(p: np.ndarray) -> np.ndarray:
@@ -42,14 +54,17 @@ def _entropy(p: np.ndarray) -> np.ndarray:
 
 class _RankPosterior:
     """Grid posterior over each newcomer's position ``z`` in the pool (its ARTS
-    score), for a family of judge models averaged by their pooled evidence.
+    score), for a family of judge models, each newcomer averaging the models
+    by its own evidence (Bayesian model averaging with a uniform prior).
 
     Model ``(lapse, width)``: ``P(newcomer judged harder than a pool text at
     position q) = lapse + (1 - 2 lapse) * logistic((z - q) / width)``. Working on
     the pool's rank scale (not its Elo scale) makes the model independent of
-    how compressed the pool's Elo ratings are. The model weights use the
-    evidence of all newcomers of the batch (empirical Bayes): one judge, one
-    curve; with few newcomers the weights stay spread and the intervals wide.
+    how compressed the pool's Elo ratings are.
+
+    Every computation is row by row (elementwise, or reductions along a row),
+    never across newcomers, so a newcomer's posterior is bit for bit the same
+    whatever other rows share the arrays.
     """
 
     _SUB = 8  # pool positions are rounded to 1/8 of a grid cell (< 0.001 ARTS)
@@ -60,44 +75,67 @@ class _RankPosterior:
         self.lapse = np.array([m[0] for m in self.models])[:, None, None]
         self.width = np.array([m[1] for m in self.models])[:, None, None]
         self.ll = np.zeros((len(self.models), n, grid_size), dtype=np.float32)
-        self.lm = np.full((len(self.models), n), math.log(grid_size))  # log evidence x G
+        self.lm = np.full((n, len(self.models)), math.log(grid_size))  # log evidence x G, per row and model
+        self.log_prior = np.zeros(len(self.models))  # log prior weight of each model (0: uniform)
         # log P(win) and log P(loss) by offset (z - q), tabulated once: the updates
         # then gather instead of evaluating logistic curves for every cell.
         sub = self._SUB
         span = grid_size * sub
         offsets = np.arange(-span, span + 1) / span
+        from scipy.special import expit
+
         p = self.lapse[:, 0, :] + (1 - 2 * self.lapse[:, 0, :]) * expit(offsets[None, :] / self.width[:, 0, :])
         p = np.clip(p, 1e-9, 1 - 1e-9)  # lapse=0 must not make a single error impossible
         self._log_win = np.log(p).astype(np.float32)
         self._log_loss = np.log1p(-p).astype(np.float32)
         self._cell = np.arange(grid_size) * sub + sub // 2 + span
 
+    def loglik_at(self, z: float, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """``(M,)`` log-likelihood of results ``s`` against pool positions ``q`` for a
+        text whose position ``z`` is known (a pool text), under each model."""
+        from scipy.special import expit
+
+        lapse, width = self.lapse[:, 0, 0][:, None], self.width[:, 0, 0][:, None]
+        p = np.clip(lapse + (1 - 2 * lapse) * expit((z - np.asarray(q)[None, :]) / width), 1e-9, 1 - 1e-9)
+        s = np.asarray(s, dtype=float)[None, :]
+        return (s * np.log(p) + (1 - s) * np.log1p(-p)).sum(axis=1)
+
     def curve(self, q: np.ndarray) -> np.ndarray:
         """``(M, len(q), G)`` probability that a newcomer at each grid cell beats pool position ``q``."""
+        from scipy.special import expit
+
         p = self.lapse + (1 - 2 * self.lapse) * expit((self.z[None, None, :] - q[None, :, None]) / self.width)
         return np.clip(p, 1e-9, 1 - 1e-9)
 
     def update(self, rows: np.ndarray, q: np.ndarray, s: np.ndarray) -> None:
-        """Add the results ``s`` (newcomer's side, may be fractional) against pool positions ``q``."""
+        """Add the results ``s`` (newcomer's side, may be fractional) against pool positions
+        ``q``, one result per row (rows distinct)."""
         q_idx = np.rint(np.asarray(q) * len(self.z) * self._SUB).astype(int)
         d = self._cell[None, :] - q_idx[:, None]  # (rows, G) offsets into the tables
         s32 = np.asarray(s, dtype=np.float32)[None, :, None]
         ll = s32 * self._log_win[:, d] + (1 - s32) * self._log_loss[:, d]
         self.ll[:, rows, :] += ll
-        block = self.ll[:, rows, :]
+        block = np.ascontiguousarray(self.ll[:, rows, :])
         top = block.max(axis=2, keepdims=True)
-        self.lm[:, rows] = (np.log(np.exp(block - top).sum(axis=2)) + top[..., 0]).astype(float)
+        self.lm[rows, :] = (np.log(np.exp(block - top).sum(axis=2)) + top[..., 0]).astype(float).T
 
-    def model_weights(self) -> np.ndarray:
-        lw = self.lm.sum(axis=1)  # pooled log evidence of each model
-        return np.exp(lw - logsumexp(lw))
+    def model_weights(self, rows: np.ndarray) -> np.ndarray:
+        """``(len(rows), M)`` weight of each judge model for each newcomer: the prior
+        (:attr:`log_prior`, the calibration) times its own evidence; weights below
+        1e-8 are exactly 0 (those models are skipped)."""
+        lw = self.lm[rows, :] + self.log_prior[None, :]
+        w = np.exp(lw - lw.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        w[w < 1e-8] = 0.0
+        return w
 
     def posterior(self, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """Model-averaged posterior ``(len(rows), G)``, each row summing to 1."""
+        """Model-averaged posterior ``(len(rows), G)``, each row summing to 1. A model
+        with weight 0 for a row adds exactly 0 to it."""
         out = np.zeros((len(rows), len(self.z)))
-        for m in np.flatnonzero(weights > 1e-8):
+        for m in np.flatnonzero((weights > 0).any(axis=0)):
             ll = self.ll[m, rows, :].astype(float)
-            out += weights[m] * np.exp(ll - self.lm[m, rows][:, None])
+            out += weights[:, m : m + 1] * np.exp(ll - self.lm[rows, m][:, None])
         return out / out.sum(axis=1, keepdims=True)
 
     def quantiles(self, post: np.ndarray, levels: Sequence[float]) -> np.ndarray:
@@ -114,6 +152,172 @@ class _RankPosterior:
         return out
 
 
+class _Search:
+    """The adaptive search of a block of newcomers, each on its own: its posterior,
+    its random stream (:func:`text_rng`), its sides, its played opponents, its calls.
+
+    :meth:`next_pairs` decides, for newcomers ready for their next match,
+    which stop and which pool text each of the others plays; :meth:`record`
+    adds the answers. Nothing a newcomer does depends on another newcomer.
+    """
+
+    def __init__(
+        self, texts: Sequence[str], rows_all: np.ndarray, pool: Pool, seed: int, budget: int, min_calls: int,
+        target_width: float, level: float, grid_size: int, candidates: int, lapses: Sequence[float],
+        widths: Sequence[float], own: np.ndarray | None = None, stream: int = OPPONENTS,
+    ) -> None:
+        nc = len(rows_all)
+        self.rows_all = rows_all
+        self.budget, self.min_calls, self.target_width = budget, min_calls, float(target_width)
+        self.bounds = _bounds(level)
+        self.pos = pool.arts_of_rating(pool.ratings)  # each pool text's own ARTS position
+        size = len(pool)
+        self.strata = [s for s in np.array_split(np.argsort(self.pos, kind="stable"), min(candidates, size)) if len(s)]
+        centres = np.array([self.pos[s].mean() for s in self.strata])
+        self.stratum_size = np.array([len(s) for s in self.strata])
+        self.post = _RankPosterior(nc, grid_size, lapses, widths)
+        self.like = self.post.curve(centres)  # (M, C, G)
+        self.like_h = _entropy(self.like)
+        block = [texts[r] for r in rows_all]
+        self.rngs = [text_rng(seed, t, stream) for t in block]
+        self.sides = first_sides(block)
+        self.played: list[set[int]] = [set() for _ in range(nc)]
+        self.played_stratum = np.zeros((nc, len(self.strata)), dtype=int)
+        if own is not None:  # pool texts placed for calibration never play themselves
+            stratum_of = np.empty(size, dtype=int)
+            for k, members in enumerate(self.strata):
+                stratum_of[members] = k
+            for i, j in enumerate(own):
+                self.played[i].add(int(j))
+                self.played_stratum[i, stratum_of[j]] += 1
+        self.calls = np.zeros(nc, dtype=int)
+        self.active = np.ones(nc, dtype=bool)
+        self.incomplete = np.zeros(nc, dtype=bool)
+        self.matches: list[list[tuple[int, float]]] = [[] for _ in range(nc)]
+
+    def _gain(self, post: np.ndarray, m_best: np.ndarray) -> np.ndarray:
+        """Expected information gain ``(rows, C)`` of a match in each stratum, under each
+        row's leading judge model (row by row: the same value whatever the other rows)."""
+        gain = np.empty((len(post), len(self.strata)))
+        for m in np.unique(m_best):
+            rows = np.flatnonzero(m_best == m)
+            for b0 in range(0, len(rows), _ROW_BLOCK):
+                r = rows[b0 : b0 + _ROW_BLOCK]
+                pred = (post[r, None, :] * self.like[m][None, :, :]).sum(axis=2)
+                cond = (post[r, None, :] * self.like_h[m][None, :, :]).sum(axis=2)
+                gain[r] = _entropy(pred) - cond
+        return gain
+
+    def next_pairs(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For the ready rows ``idx``: stop those that are done, and return ``(rows,
+        opponents, newcomer_first)`` for the others' next match."""
+        idx = np.asarray(idx, dtype=int)
+        spent = self.calls[idx] >= self.budget
+        self.active[idx[spent]] = False
+        idx = idx[~spent]
+        if len(idx) == 0:
+            return idx, idx, np.zeros(0, dtype=bool)
+        w = self.post.model_weights(idx)
+        post = self.post.posterior(idx, w)
+        if self.target_width > 0.0:  # 0: never stop early
+            check = self.calls[idx] >= self.min_calls
+            if check.any():
+                lo_hi = self.post.quantiles(post[check], self.bounds)
+                done = np.zeros(len(idx), dtype=bool)
+                done[check] = lo_hi[:, 1] - lo_hi[:, 0] <= self.target_width
+                self.active[idx[done]] = False
+                idx, post, w = idx[~done], post[~done], w[~done]
+                if len(idx) == 0:
+                    return idx, idx, np.zeros(0, dtype=bool)
+        gain = self._gain(post, np.argmax(w, axis=1))
+        gain[self.played_stratum[idx] >= self.stratum_size[None, :]] = -np.inf
+        choice = np.argmax(gain, axis=1)
+        exhausted = ~np.isfinite(gain[np.arange(len(idx)), choice])
+        self.active[idx[exhausted]] = False
+        idx, choice = idx[~exhausted], choice[~exhausted]
+        opps = np.empty(len(idx), dtype=int)
+        for a, (i, k) in enumerate(zip(idx, choice)):
+            members = self.strata[k]
+            rng = self.rngs[i]
+            j = int(members[rng.integers(len(members))])
+            if j in self.played[i]:
+                free = [int(x) for x in members if int(x) not in self.played[i]]
+                j = free[rng.integers(len(free))]
+            self.played[i].add(j)
+            self.played_stratum[i, k] += 1
+            opps[a] = j
+        first = (self.sides[idx] + self.calls[idx]) % 2 == 0
+        return idx, opps, first
+
+    def record(self, idx: np.ndarray, opps: np.ndarray, s: np.ndarray, lost: np.ndarray) -> None:
+        """Add each row's answer (one per row). A row whose pair got no answer stops:
+        it is incomplete (a rerun completes it from the judge's cache)."""
+        idx, opps, s, lost = (np.asarray(x) for x in (idx, opps, s, lost))
+        self.calls[idx] += 1
+        self.active[idx[lost]] = False
+        self.incomplete[idx[lost]] = True
+        ok = ~np.isnan(s) & ~lost
+        if ok.any():
+            self.post.update(idx[ok], self.pos[opps[ok]], s[ok])
+        for i, j, v in zip(idx[ok], opps[ok], s[ok]):
+            self.matches[i].append((int(j), float(v)))
+
+    def ready(self) -> np.ndarray:
+        return np.flatnonzero(self.active)
+
+
+def _run_rounds(search: _Search, asker: _Asker, bar) -> None:
+    """Local judges: one ``compare`` call per round, one pair per searching newcomer."""
+    while True:
+        rows, opps, first = search.next_pairs(search.ready())
+        if len(rows) == 0:
+            return
+        s, lost = asker.ask(search.rows_all[rows], opps, first)
+        search.record(rows, opps, s, lost)
+        bar.set_postfix(active=int(search.active.sum()), calls=asker.calls, refresh=False)
+        bar.update(len(rows))
+
+
+async def _run_per_text(jobs: list[tuple[_Search, _Asker]], judge: Judge, prepare, bar) -> None:
+    """Remote judges: one ``compare_async`` per pair, all in flight at once within the
+    judge's session; each newcomer goes on as soon as its own answer arrives. The
+    jobs run one after the other (the calibration first); ``prepare(search)``
+    before each says whether to run it."""
+    async with judge.session():
+        for search, asker in jobs:
+            if not prepare(search):
+                continue
+            tasks: dict[asyncio.Future, tuple[int, int]] = {}
+
+            def launch(ready: np.ndarray) -> None:
+                rows, opps, first = search.next_pairs(ready)
+                for r, j, f in zip(rows, opps, first):
+                    call = asker.ask_async(search.rows_all[[r]], np.array([j]), np.array([f]))
+                    tasks[asyncio.ensure_future(call)] = (int(r), int(j))
+
+            try:
+                launch(search.ready())
+                while tasks:
+                    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                    rows, opps, s, lost = [], [], [], []
+                    for t in done:
+                        r, j = tasks.pop(t)
+                        out, gone = t.result()
+                        rows.append(r)
+                        opps.append(j)
+                        s.append(out[0])
+                        lost.append(gone[0])
+                    search.record(np.array(rows), np.array(opps), np.array(s), np.array(lost, dtype=bool))
+                    bar.set_postfix(active=int(search.active.sum()), calls=asker.calls, refresh=False)
+                    bar.update(len(rows))
+                    launch(np.array([r for r in rows if search.active[r]], dtype=int))
+            finally:
+                for t in tasks:
+                    t.cancel()
+                if tasks:
+                    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 def place_adaptive(
     judge: Judge,
     pool: Pool,
@@ -127,29 +331,48 @@ def place_adaptive(
     grid_size: int = 200,
     candidates: int = 100,
     chunk_size: int = 1024,
+    calibration: int = 16,
     seed: int = 0,
     progress: bool | None = None,
 ) -> PlacementResult:
     """Adaptive placement: a noisy binary search by expected information gain.
 
     Each newcomer keeps a posterior over its position in the pool (its ARTS
-    score) on a grid of ``grid_size`` cells. In every round, each active
-    newcomer plays one pool text from the rating stratum (one of ``candidates``
-    equal-size strata) where the result is most informative (largest mutual
-    information between the outcome and the position), never the same pool
-    text twice; all those pairs go to the judge in one ``compare`` call.
+    score) on a grid of ``grid_size`` cells. At each step a newcomer plays one
+    pool text from the rating stratum (one of ``candidates`` equal-size
+    strata) where the result is most informative (largest mutual information
+    between the outcome and the position), never the same pool text twice.
     A newcomer stops when its ``level`` credible interval on the ARTS scale is
     at most ``target_width`` wide (after ``min_calls``; ``0`` never stops
     early) or after ``budget`` calls (default ``ceil(2 log2 N)``). ``lapse``
     and ``width`` fix the judge model (see :class:`_RankPosterior`); ``None``
-    calibrates them on the batch.
-    Newcomers are processed in chunks of ``chunk_size`` (memory bound).
+    averages a family of models, each newcomer by its own evidence times a
+    prior calibrated on the judge: ``calibration`` pool texts
+    (:func:`~arts_metric.placement.opponents.calibration_texts`, default 16)
+    are first placed exactly like newcomers (never against themselves), and
+    the likelihood of their results at their known positions weighs the
+    models. So the judge model comes from the judge, the pool, the settings
+    and the seed, never from the batch. The calibration costs up to
+    ``calibration * budget`` calls per placement (counted in ``judge_calls``
+    and ``info["calibration"]``; a judge with a cache answers them from it
+    the next time); ``calibration=0`` uses a uniform prior (no extra calls,
+    but each text's own few answers leave the judge's blur open, so its
+    interval is wider and the stopping rule needs more calls).
+
+    Every newcomer's search depends on its own text, ``seed`` and the judge's
+    answers only: it gets the same opponents, calls and score alone or among
+    any other texts. Local judges get one ``compare`` call per round; a
+    concurrent (remote) judge gets every pair as it is chosen, so a newcomer
+    whose answer is slow holds up no other. A pair that gets no answer stops
+    its newcomer (incomplete, NaN; a rerun completes it). Newcomers are
+    processed in chunks of ``chunk_size`` (memory bound).
 
     The reported rating is the posterior mean position mapped to the pool's
     Elo scale (:func:`rating_of_arts`); the interval is the credible interval.
     """
     level = _check_level(level)
     budget = _check_budget(budget, pool)
+    seed = check_seed(seed)
     if not 0.0 <= float(target_width) <= 1.0:
         raise ValueError(f"target_width must be in [0, 1] (ARTS units), got {target_width!r}")
     if isinstance(min_calls, bool) or not isinstance(min_calls, (int, np.integer)) or min_calls < 1:
@@ -157,6 +380,8 @@ def place_adaptive(
     for name, value in (("grid_size", grid_size), ("candidates", candidates), ("chunk_size", chunk_size)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 2:
             raise ValueError(f"{name} must be an integer >= 2, got {value!r}")
+    if isinstance(calibration, bool) or not isinstance(calibration, (int, np.integer)) or calibration < 0:
+        raise ValueError(f"calibration must be a non-negative integer (pool texts), got {calibration!r}")
     if lapse is not None and not 0.0 <= lapse < 0.5:
         raise ValueError(f"lapse must be in [0, 0.5), got {lapse!r}")
     if width is not None and not width > 0:
@@ -164,102 +389,97 @@ def place_adaptive(
     lapses = _LAPSES if lapse is None else (float(lapse),)
     widths = _WIDTHS if width is None else (float(width),)
 
-    n, size = len(texts), len(pool)
-    rng = np.random.default_rng(seed)
+    n = len(texts)
     asker = _Asker(judge, pool, texts)
-    pos = pool.arts_of_rating(pool.ratings)  # each pool text's own ARTS position
-    strata = [s for s in np.array_split(np.argsort(pos, kind="stable"), min(candidates, size)) if len(s)]
-    centres = np.array([pos[s].mean() for s in strata])
-    stratum_size = np.array([len(s) for s in strata])
+    lo_u, hi_u = _bounds(level)
+    show = bool(judge.progress) if progress is None else progress
+    asker.quiet = show
+    common = (pool, seed, budget, min_calls)
+    model = (level, grid_size, candidates, lapses, widths)
+    searches = [
+        _Search(texts, np.arange(c0, min(n, c0 + chunk_size)), *common, target_width, *model)
+        for c0 in range(0, n, chunk_size)
+    ]
+    jobs = [(search, asker) for search in searches]
+    calib_idx = calibration_texts(pool, calibration) if lapse is None or width is None else np.empty(0, dtype=int)
+    calib = cal_asker = None
+    if len(calib_idx):
+        calib_texts = [pool.get_texts()[j] for j in calib_idx]
+        calib = _Search(calib_texts, np.arange(len(calib_idx)), *common, 0.0, *model, own=calib_idx, stream=CALIBRATION)
+        cal_asker = _Asker(judge, pool, calib_texts)
+        cal_asker.quiet = show
+        jobs.insert(0, (calib, cal_asker))
+    pos = pool.arts_of_rating(pool.ratings)
+    prior: list[np.ndarray] = []
+
+    def prepare(search: _Search) -> bool:
+        """Before a block of newcomers: the calibration's evidence becomes their prior
+        over judge models; an incomplete calibration leaves them all incomplete."""
+        if calib is None or search is calib:
+            return True
+        if calib.incomplete.any():
+            search.active[:] = False
+            search.incomplete[:] = True
+            return False
+        if not prior:
+            ll = np.zeros(len(calib.post.models))
+            for k, played in enumerate(calib.matches):
+                if played:
+                    q = pos[[j for j, _ in played]]
+                    ll += calib.post.loglik_at(float(pos[calib_idx[k]]), q, [v for _, v in played])
+            prior.append(ll - ll.max())
+        search.post.log_prior = prior[0]
+        return True
+
+    total = (n + len(calib_idx)) * budget
+    bar = tqdm(total=total, desc="adaptive placement", unit="call", disable=not show, leave=False, file=sys.stderr)
+    try:
+        if judge.concurrent and not asker.pointwise:
+            from arts_metric.llm.runner import run_sync
+
+            with judge.quiet() if show else contextlib.nullcontext():
+                run_sync(lambda: _run_per_text(jobs, judge, prepare, bar))
+        else:
+            for search, job_asker in jobs:
+                if prepare(search):
+                    _run_rounds(search, job_asker, bar)
+    finally:
+        bar.close()
+    if cal_asker is not None:  # the calibration's calls, unusable answers and failures count too
+        asker.calls += cal_asker.calls
+        asker.invalid += cal_asker.invalid
+        asker.failed += cal_asker.failed
 
     mean_z = np.full(n, np.nan)
     arts_q = np.full((n, len(QUANTILE_LEVELS)), np.nan)
     interval_arts = np.full((n, 2), np.nan)
     calls = np.zeros(n, dtype=int)
+    incomplete = np.zeros(n, dtype=bool)
+    lapse_of, width_of = np.full(n, np.nan), np.full(n, np.nan)
     matches: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    model_info: list[dict] = []
-    lo_u, hi_u = _bounds(level)
+    for search in searches:
+        rows, local = search.rows_all, np.arange(len(search.rows_all))
+        w = search.post.model_weights(local)
+        post = search.post.posterior(local, w)
+        mean_z[rows] = (post * search.post.z[None, :]).sum(axis=1)
+        arts_q[rows] = search.post.quantiles(post, QUANTILE_LEVELS)
+        interval_arts[rows] = search.post.quantiles(post, (lo_u, hi_u))
+        w = w / w.sum(axis=1, keepdims=True)
+        lapse_of[rows] = (w * np.array([m[0] for m in search.post.models])[None, :]).sum(axis=1)
+        width_of[rows] = (w * np.array([m[1] for m in search.post.models])[None, :]).sum(axis=1)
+        calls[rows] = search.calls
+        incomplete[rows] = search.incomplete
+        for i, r in enumerate(rows):
+            matches[r] = search.matches[i]
 
-    for c0 in range(0, n, chunk_size):
-        rows_all = np.arange(c0, min(n, c0 + chunk_size))
-        nc = len(rows_all)
-        post_model = _RankPosterior(nc, grid_size, lapses, widths)
-        like = post_model.curve(centres)  # (M, C, G)
-        info_gain_h = _entropy(like)
-        played: list[set[int]] = [set() for _ in range(nc)]
-        played_stratum = np.zeros((nc, len(strata)), dtype=int)
-        active = np.ones(nc, dtype=bool)
-        show = bool(judge.progress) if progress is None else progress
-        asker.quiet = show
-        bar = tqdm(
-            total=budget, desc="adaptive placement", unit="round", disable=not show, leave=False, file=sys.stderr,
-            postfix={"active": nc, "calls": asker.calls},
-        )
-        for rnd in range(budget):
-            idx = np.flatnonzero(active)
-            if len(idx) == 0:
-                break
-            w = post_model.model_weights()
-            post = post_model.posterior(idx, w)
-            if rnd >= min_calls and target_width > 0.0:  # 0: never stop early
-                lo_hi = post_model.quantiles(post, (lo_u, hi_u))
-                done = (lo_hi[:, 1] - lo_hi[:, 0] <= target_width) & (calls[rows_all[idx]] >= min_calls)
-                active[idx[done]] = False
-                idx, post = idx[~done], post[~done]
-                if len(idx) == 0:
-                    break
-            # Expected information gain of each stratum under the leading model.
-            m_best = int(np.argmax(w))
-            pred = post @ like[m_best].T
-            gain = _entropy(pred) - post @ info_gain_h[m_best].T
-            gain[played_stratum[idx] >= stratum_size[None, :]] = -np.inf
-            choice = np.argmax(gain, axis=1)
-            exhausted = ~np.isfinite(gain[np.arange(len(idx)), choice])
-            active[idx[exhausted]] = False
-            idx, choice = idx[~exhausted], choice[~exhausted]
-            if len(idx) == 0:
-                break
-            opps = np.empty(len(idx), dtype=int)
-            for a, (i, k) in enumerate(zip(idx, choice)):
-                members = strata[k]
-                j = int(members[rng.integers(len(members))])
-                if j in played[i]:
-                    free = [int(x) for x in members if int(x) not in played[i]]
-                    j = free[rng.integers(len(free))]
-                played[i].add(j)
-                played_stratum[i, k] += 1
-                opps[a] = j
-            first = (rows_all[idx] + rnd) % 2 == 0
-            s = asker.ask(rows_all[idx], opps, first)
-            calls[rows_all[idx]] += 1
-            ok = ~np.isnan(s)
-            if ok.any():
-                post_model.update(idx[ok], pos[opps[ok]], s[ok])
-            for i, j, v in zip(idx[ok], opps[ok], s[ok]):
-                matches[rows_all[i]].append((int(j), float(v)))
-            bar.set_postfix(active=int(active.sum()), calls=asker.calls)
-            bar.update(1)
-        bar.close()
-
-        w = post_model.model_weights()
-        post = post_model.posterior(np.arange(nc), w)
-        mean_z[rows_all] = post @ post_model.z
-        arts_q[rows_all] = post_model.quantiles(post, QUANTILE_LEVELS)
-        interval_arts[rows_all] = post_model.quantiles(post, (lo_u, hi_u))
-        model_info.append(
-            {
-                "texts": nc,
-                "lapse": float(w @ np.array([m[0] for m in post_model.models])),
-                "width": float(w @ np.array([m[1] for m in post_model.models])),
-            }
-        )
-
-    none = np.array([len(m) == 0 for m in matches], dtype=bool)
+    none = np.array([len(m) == 0 for m in matches], dtype=bool) | incomplete
     mean_z[none], arts_q[none], interval_arts[none] = np.nan, np.nan, np.nan
     ratings = rating_of_arts(pool, mean_z)
     interval = rating_of_arts(pool, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
     return _finish(
         pool, ratings, arts_q, interval_arts, interval, se, asker, calls, matches, "adaptive", level,
-        arts=mean_z, info={"judge_model": model_info, "target_width": target_width},
+        arts=mean_z, incomplete=incomplete,
+        info={"judge_model": {"lapse": lapse_of, "width": width_of}, "target_width": target_width,
+              "calibration": {"pool_texts": calib_idx, "calls": 0 if cal_asker is None else cal_asker.calls}},
     )

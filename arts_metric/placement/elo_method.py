@@ -11,6 +11,7 @@ from arts_metric.elo import K_FACTOR, START_RATING, elo_sequences, run_elo
 from arts_metric.judges.base import Judge
 from arts_metric.placement.opponents import _finish_fixed, _play_fixed
 from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, _bounds, _check_level
+from arts_metric.placement.streams import BOOTSTRAP, text_rng
 from arts_metric.pool import Pool
 
 
@@ -34,7 +35,9 @@ def place_elo(
     rating stratum, in random order), or explicit pool indices ``(m,)`` /
     ``(n, m)`` (a schedule). Interval: percentile bootstrap over the newcomer's
     matches (``bootstrap`` resamples, drawn with replacement and replayed in
-    the drawn order, so Elo's order dependence is part of the spread).
+    the drawn order, so Elo's order dependence is part of the spread). A
+    newcomer's opponents, sides and resamples depend on ``seed`` and its own
+    text only.
     """
     level = _check_level(level)
     if not k > 0:
@@ -42,8 +45,7 @@ def place_elo(
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
         raise ValueError(f"bootstrap must be a non-negative integer, got {bootstrap!r}")
     n, size = len(texts), len(pool)
-    rng = np.random.default_rng(seed)
-    opps, outcomes, asker = _play_fixed(judge, pool, texts, budget, opponents, rng)
+    opps, outcomes, lost, asker, _ = _play_fixed(judge, pool, texts, budget, opponents, seed)
     m = opps.shape[1]
 
     # Point estimate: the reference Elo implementation, pool frozen.
@@ -56,24 +58,27 @@ def place_elo(
     )
     ratings = run_elo(size + n, played, k=k, start=starts, frozen=frozen)[size:]
 
+    # Bootstrap replicates, (n, bootstrap): each text's resamples drawn from its own stream.
     opp_r = pool.ratings[opps]
-    reps = np.empty((bootstrap, n))
+    reps = np.empty((n, bootstrap))
     block = max(1, 4_000_000 // max(bootstrap * m, 1))  # bounded memory
-    for lo in range(0, n, block):
+    for lo in range(0, n if bootstrap else 0, block):
         hi = min(n, lo + block)
-        draw = rng.integers(0, m, size=(bootstrap, hi - lo, m))
-        rows = np.arange(lo, hi)[None, :, None]
-        reps[:, lo:hi] = elo_sequences(start, opp_r[rows, draw], outcomes[rows, draw], k)
+        draw = np.stack([text_rng(seed, t, BOOTSTRAP).integers(0, m, size=(bootstrap, m)) for t in texts[lo:hi]])
+        rows = np.arange(lo, hi)[:, None, None]
+        reps[lo:hi] = elo_sequences(start, opp_r[rows, draw], outcomes[rows, draw], k)
 
     none = np.isnan(outcomes).all(axis=1)
     ratings[none] = np.nan
     if bootstrap:
-        interval = np.quantile(reps, _bounds(level), axis=0).T
-        arts_q = np.quantile(pool.arts_of_rating(reps), QUANTILE_LEVELS, axis=0).T
-        se = reps.std(axis=0, ddof=1) if bootstrap > 1 else np.full(n, np.nan)
+        interval = np.quantile(reps, _bounds(level), axis=1).T
+        arts_q = np.quantile(pool.arts_of_rating(reps), QUANTILE_LEVELS, axis=1).T
+        se = reps.std(axis=1, ddof=1) if bootstrap > 1 else np.full(n, np.nan)
     else:
         interval = np.full((n, 2), np.nan)
         arts_q = np.repeat(pool.arts_of_rating(ratings)[:, None], len(QUANTILE_LEVELS), axis=1)
         se = np.full(n, np.nan)
     interval[none], arts_q[none], se[none] = np.nan, np.nan, np.nan
-    return _finish_fixed(pool, opps, outcomes, asker, ratings, se, interval, arts_q, "elo", level, {"k": k, "start": start})
+    return _finish_fixed(
+        pool, opps, outcomes, lost, asker, ratings, se, interval, arts_q, "elo", level, {"k": k, "start": start}
+    )

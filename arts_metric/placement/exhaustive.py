@@ -10,7 +10,7 @@ from scipy.stats import norm
 
 from arts_metric.elo import DEFAULT_PRIOR_SD, rating_of_expected_score
 from arts_metric.judges.base import Judge, PointwiseJudge
-from arts_metric.placement.asker import _Asker, pool_judge_scores
+from arts_metric.placement.asker import _Asker, pool_judge_scores_status
 from arts_metric.placement.mle import place_mle
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
@@ -46,22 +46,33 @@ def place_pointwise(
     the share it is not 97.5% sure are harder (the judge's own uncertainty,
     honest when its ``prob_harder`` is calibrated). The mean of this
     distribution is the score.
+
+    Cost: the pool texts are scored once (shipped scores, or scores kept on the
+    pool object, are reused); ``judge_calls`` counts ``judge.calls_per_score``
+    per text scored here, pool texts included (0 for the learned judge, one
+    request per text for an LLM asked for a score). Pool texts whose answer was
+    unusable are left out of every comparison; if a pool text or a newcomer got
+    no answer at all, the newcomers it affects are incomplete (NaN) until a
+    rerun asks it again.
     """
     level = _check_level(level)
     n = len(texts)
-    pool_scores = pool_judge_scores(judge, pool)
-    new_scores = np.asarray(judge.score(list(texts)), dtype=float)
+    pool_scores, pool_lost, pool_asked = pool_judge_scores_status(judge, pool)
+    new_scores, new_lost = judge.score_status(list(texts))
+    new_scores, new_lost = np.asarray(new_scores, dtype=float), np.asarray(new_lost, dtype=bool)
+    incomplete = new_lost | bool(pool_lost.any())
+    ref = pool_scores[~np.isnan(pool_scores)]
     arts = np.full(n, np.nan)
     arts_q = np.full((n, len(QUANTILE_LEVELS)), np.nan)
     interval_arts = np.full((n, 2), np.nan)
     lo_u, hi_u = _bounds(level)
-    ok = ~np.isnan(new_scores)
+    ok = ~np.isnan(new_scores) & ~incomplete
     # Chunked so that memory stays at a few MB for any number of newcomers.
     step = max(1, 2_000_000 // max(len(pool), 1))
-    idx = np.flatnonzero(ok)
+    idx = np.flatnonzero(ok) if len(ref) else np.empty(0, dtype=int)
     for start in range(0, len(idx), step):
         rows = idx[start : start + step]
-        p = np.asarray(judge.prob_harder(new_scores[rows][:, None], pool_scores[None, :]), dtype=float)
+        p = np.asarray(judge.prob_harder(new_scores[rows][:, None], ref[None, :]), dtype=float)
         arts[rows] = p.mean(axis=1)
         arts_q[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in QUANTILE_LEVELS], axis=1)
         interval_arts[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in (lo_u, hi_u)], axis=1)
@@ -69,10 +80,15 @@ def place_pointwise(
     interval = rating_of_expected_score(pool.ratings, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
     asker = _Asker(judge, pool, texts)
-    asker.invalid = int((~ok).sum())
+    asker.failed = int(new_lost.sum() + pool_lost.sum())
+    asker.invalid = int((np.isnan(new_scores) & ~new_lost).sum())
+    if pool_asked:
+        asker.invalid += int((np.isnan(pool_scores) & ~pool_lost).sum())
+    per_text = int(judge.calls_per_score)
     return _finish(
-        pool, ratings, arts_q, interval_arts, interval, se, asker, np.zeros(n, dtype=int),
-        [[] for _ in range(n)], "exhaustive", level, arts=arts,
+        pool, ratings, arts_q, interval_arts, interval, se, asker, np.full(n, per_text, dtype=int),
+        [[] for _ in range(n)], "exhaustive", level, arts=arts, info={"sampled": False, "pool_scored": pool_asked},
+        incomplete=incomplete, judge_calls=per_text * (n + pool_asked),
     )
 
 
@@ -87,9 +103,13 @@ def place_exhaustive(
 ) -> PlacementResult:
     """Every newcomer against every pool text. Pointwise judges: soft placement
     (:func:`place_pointwise`, no pairwise calls). Other judges: ``len(pool)``
-    calls per text and the Bradley-Terry MLE of :func:`place_mle`."""
+    calls per text and the Bradley-Terry MLE of :func:`place_mle`, each text's
+    slope fitted on its own ``N`` results (no calibration needed)."""
     if isinstance(judge, PointwiseJudge):
         return place_pointwise(judge, pool, texts, level=level)
-    result = place_mle(judge, pool, texts, budget=len(pool), opponents="all", slope=slope, prior_sd=prior_sd, level=level, seed=seed)
+    result = place_mle(
+        judge, pool, texts, budget=len(pool), opponents="all", slope=slope, prior_sd=prior_sd, level=level,
+        calibration=0, seed=seed,
+    )
     result.method = "exhaustive"
     return result

@@ -30,14 +30,24 @@ class PlacementResult:
     ``(n, 2)`` interval at ``level`` on the Elo scale; ``arts`` the ARTS score
     and ``arts_quantiles`` ``(n, len(QUANTILE_LEVELS))`` quantiles of each
     text's ARTS score (its posterior, bootstrap or likelihood distribution).
-    ``judge_calls`` counts pairwise decisions asked of the judge, also per text
-    in ``calls_per_text``; texts without a single usable decision get NaN.
+    ``judge_calls`` counts the decisions asked of the judge (a pointwise judge
+    that is asked per text counts each text it scored, pool texts included),
+    also per text in ``calls_per_text``. ``invalid`` counts answers that stayed
+    unusable (judgments: a text without a single usable decision gets NaN);
+    ``failed`` counts decisions for which no answer was obtained (a transport
+    fault after retries, a budget that did not allow the request). A text whose
+    placement met a failed decision stops there: it is ``incomplete`` and gets
+    NaN, never a score from fewer answers than a complete run would use, and a
+    rerun completes it (the answers it had come from the judge's cache).
     """
 
     ratings: np.ndarray
     se: np.ndarray
     judge_calls: int = 0
     invalid: int = 0
+    failed: int = 0
+    #: ``(n,)`` True for texts left without a score for lack of an answer
+    incomplete: np.ndarray | None = None
     matches: list[list[tuple[int, float]]] = field(default_factory=list)
     #: ``(n, 2)`` interval of each rating on the Elo scale at ``level``
     interval: np.ndarray | None = None
@@ -114,15 +124,21 @@ def _finish(
     level: float,
     arts: np.ndarray | None = None,
     info: dict | None = None,
+    incomplete: np.ndarray | None = None,
+    judge_calls: int | None = None,
 ) -> PlacementResult:
-    """Assemble a method's result; the judge's call and invalid counts come from ``asker``."""
+    """Assemble a method's result; the judge's call, invalid and failed counts come
+    from ``asker`` (``judge_calls`` overrides the call count)."""
     info = dict(info or {})
     info["arts_interval"] = interval_arts
+    n = len(ratings)
     return PlacementResult(
         ratings=ratings,
         se=se,
-        judge_calls=int(asker.calls),
+        judge_calls=int(asker.calls if judge_calls is None else judge_calls),
         invalid=int(asker.invalid),
+        failed=int(asker.failed),
+        incomplete=np.zeros(n, dtype=bool) if incomplete is None else np.asarray(incomplete, dtype=bool),
         matches=matches,
         interval=interval,
         calls_per_text=np.asarray(calls_per_text, dtype=int),
@@ -139,6 +155,7 @@ def _empty_result(method: str) -> PlacementResult:
     empty = np.empty(0)
     return PlacementResult(
         ratings=empty, se=empty, interval=np.empty((0, 2)), calls_per_text=np.empty(0, dtype=int),
+        incomplete=np.empty(0, dtype=bool),
         method=method, arts=empty, arts_quantiles=np.empty((0, len(QUANTILE_LEVELS))),
         info={"arts_interval": np.empty((0, 2))},
     )
