@@ -319,6 +319,32 @@ class DecisionStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    # -- personal links of the web rating page (arts_metric.build.access): only SHA-256 digests are kept
+    _RATER_TOKENS_SCHEMA = """
+    CREATE TABLE IF NOT EXISTS rater_tokens (
+        digest TEXT PRIMARY KEY, rater TEXT NOT NULL, created TEXT NOT NULL);
+    """
+
+    def init_rater_tokens(self) -> None:
+        """Create the ``rater_tokens`` table if it is not there yet."""
+        self.conn.executescript(self._RATER_TOKENS_SCHEMA)
+        self.conn.commit()
+
+    def add_rater_token(self, rater: str, digest: str) -> None:
+        """Keep the digest of a new personal token of ``rater``."""
+        with self.conn:
+            self.conn.execute("INSERT INTO rater_tokens (digest, rater, created) VALUES (?, ?, ?)",
+                              (digest, rater, now_iso()))
+
+    def rater_tokens(self) -> list[tuple[str, str]]:
+        """Every kept ``(digest, rater)``."""
+        return list(self.conn.execute("SELECT digest, rater FROM rater_tokens ORDER BY created, rater"))
+
+    def revoke_rater_tokens(self, rater: str) -> int:
+        """Forget every personal token of ``rater``; returns how many there were."""
+        with self.conn:
+            return self.conn.execute("DELETE FROM rater_tokens WHERE rater = ?", (rater,)).rowcount
+
 
 def open_store(out_dir: str | os.PathLike) -> DecisionStore:
     """Open an existing build folder's store (ValueError if there is none)."""

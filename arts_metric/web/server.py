@@ -1,22 +1,32 @@
 """The rating server: a small JSON API over a build's decision store, plus static pages.
 
 Standard library only (``http.server``; a framework would add a dependency for
-six routes). It binds to 127.0.0.1 by default: raters on the same machine, or
-through an SSH tunnel. Every decision is committed to ``build.sqlite`` before
-the next pair is sent, so a rater can close the page at any time and continue
-later under the same name.
+a few routes). It binds to 127.0.0.1 by default: raters on the same machine,
+or through an SSH tunnel. Every decision is committed to ``build.sqlite``
+before the next pair is sent, so a rater can close the page at any time and
+continue later with the same link.
 
-Routes (JSON in and out):
+Who may do what (tokens: :mod:`arts_metric.build.access`; checks:
+:mod:`arts_metric.web.guard`): every ``/api/`` request carries
+``Authorization: Bearer TOKEN`` and must come from the page's own origin
+(``Host``, ``Origin``, ``Sec-Fetch-Site``); writes must be
+``application/json``. The page reads the token from its link
+(``http://HOST:PORT/#token=TOKEN``: a fragment never reaches a server or a log).
+Every refusal or bad body gets a JSON ``{"error"}`` with a 4xx status, never a
+dropped connection: a body over :data:`~arts_metric.web.guard.MAX_BODY` is
+answered 413 unread, then the connection is drained and closed.
 
-| route | what |
-| --- | --- |
-| ``GET /`` | the rating page |
-| ``GET /api/config`` | instruction, guideline, mode, schedule length |
-| ``POST /api/login {"name"}`` | start or resume rater ``human:<name>`` |
-| ``GET /api/next?rater=`` | progress and the next pair (or batch in rank-and-rate mode) |
-| ``POST /api/decide {"rater", "match", "clicked", "elapsed_ms"}`` | the rater clicked the *easier* text; the other one is stored as ``harder`` |
-| ``POST /api/rank {"rater", "batch", "order", "cefr", "elapsed_ms"}`` | rank-and-rate: order easiest first, a CEFR level per text |
-| ``GET /api/history?rater=`` | the rater's history in the ARTS format (JSON lines download) |
+| route | who | what |
+| --- | --- | --- |
+| ``GET /`` | anyone | the rating page (no data in it) |
+| ``GET /api/config`` | any token | instruction, guideline, mode, schedule length, the token's role |
+| ``POST /api/login {"name"}`` | sign-up token | start as a *new* rater ``human:<name>``; answers a personal token |
+| ``GET /api/next`` | rater (own), coordinator (``?rater=``) | progress and the next pair (or batch in rank-and-rate mode) |
+| ``POST /api/decide {"match", "clicked", "elapsed_ms"}`` | rater | the rater clicked the *easier* text; the other one is stored as ``harder`` |
+| ``POST /api/rank {"batch", "order", "cefr", "elapsed_ms"}`` | rater | rank-and-rate: order easiest first, a CEFR level per text |
+| ``GET /api/history`` | rater (own), coordinator (``?rater=``) | the history in the ARTS format (JSON lines download) |
+| ``GET /api/progress`` | coordinator | every human rater's progress and number of valid links |
+| ``POST /api/links {"name"}`` / ``/api/revoke {"name"}`` | coordinator | a new personal link for a rater / end all of theirs |
 """
 
 from __future__ import annotations
@@ -24,7 +34,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import threading
+import time
+import traceback
+from collections.abc import Callable, Collection
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -32,22 +46,41 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from arts_metric.build.access import COORDINATOR, RATER, SIGNUP, AccessList, Grant
 from arts_metric.build.rankrate import RankRate
 from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, rater_id
 from arts_metric.build.store import DecisionStore, open_store
 from arts_metric.cefr import CEFR_LEVELS
+from arts_metric.web import guard
+from arts_metric.web.guard import Refused
 from arts_metric.web.guideline import INSTRUCTION, load_guideline
 
 MODES = ("pairwise", "rank-rate")
+_STATIC = {"/": "index.html", "/index.html": "index.html", "/static/app.js": "app.js", "/static/style.css": "style.css"}
 _STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                  ".css": "text/css; charset=utf-8"}
+#: Sent with every answer: no framing (click-jacking), no sniffing, no referrer, scripts from this origin only.
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin", "Cache-Control": "no-store",
+}
+#: After refusing an unread body: read and drop at most this much (bytes, seconds), so the client sees the answer.
+_DRAIN_BYTES, _DRAIN_SECONDS = 64 << 20, 5.0
 
 
 class RatingApp:
-    """The state behind the server: one store, one lock (SQLite writes are serialised)."""
+    """The state behind the server: one store, its access list, one lock (SQLite writes are serialised).
+
+    Its methods are the trusted in-process API (whoever holds this object holds
+    the store); the HTTP handler decides which token may call which.
+    ``coordinator_token`` (and ``signup_token`` when ``signup=True``) are new at
+    every start and never stored.
+    """
 
     def __init__(self, out_dir: str | os.PathLike, mode: str = "pairwise",
-                 guideline: str | os.PathLike | None = None, title: str | None = None) -> None:
+                 guideline: str | os.PathLike | None = None, title: str | None = None,
+                 signup: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.out_dir = Path(out_dir)
@@ -56,21 +89,69 @@ class RatingApp:
         self.rank = RankRate(self.store) if mode == "rank-rate" else None
         self.mode = mode
         self.title = title or self.store.meta().get("name") or self.out_dir.name
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.texts = self.store.texts()
         self.pairs = self.store.pairs()
+        self.access = AccessList(self.store)
+        self.coordinator_token = self.access.session_token(COORDINATOR)
+        self.signup_token = self.access.session_token(SIGNUP) if signup else None
 
-    # -- API
+    # -- access
+    def grant(self, token: str | None) -> Grant | None:
+        """What a presented token allows (None: nothing)."""
+        with self.lock:
+            return self.access.check(token)
+
+    def _register(self, rid: str) -> None:
+        if rid not in self.store.human_raters():  # a returning rater keeps the group a build gave them
+            self.store.add_rater(RaterConfig(rid, rid, HUMAN_PREFIX))
+
+    def new_link(self, name: str) -> str:
+        """A new personal token for rater ``name`` (registered if new); earlier ones stay valid."""
+        rid = rater_id(name.removeprefix(f"{HUMAN_PREFIX}:"))
+        with self.lock:
+            self._register(rid)
+            return self.access.rater_token(rid)
+
+    def revoke(self, name: str) -> int:
+        """End every personal link of rater ``name``; returns how many there were."""
+        rid = rater_id(name.removeprefix(f"{HUMAN_PREFIX}:"))
+        with self.lock:
+            return self.access.revoke(rid)
+
+    def signup(self, name: str) -> dict:
+        """Start a *new* rater by name (the sign-up link's one right): their personal token and first item."""
+        rid = rater_id(name)
+        with self.lock:
+            if rid in self.store.human_raters() or rid in self.access.link_counts():
+                raise Refused(HTTPStatus.CONFLICT, f"rater {name!r} already exists: continue with your personal "
+                                                   "link (the coordinator can give you a new one)")
+            self._register(rid)
+            token = self.access.rater_token(rid)
+            return {"rater": rid, "token": token, **self.next(rid)}
+
+    def progress(self) -> dict:
+        """Every human rater's ``done`` of ``total`` items and number of valid personal links."""
+        with self.lock:
+            links = self.access.link_counts()
+            rows = []
+            for rid in self.store.human_raters():
+                p = self.next(rid)
+                rows.append({"rater": rid, "name": rid.removeprefix(f"{HUMAN_PREFIX}:"), "done": p["done"],
+                             "total": p["total"], "finished": p["finished"], "links": links.get(rid, 0)})
+        return {"total": self.config()["total"], "raters": rows}
+
+    # -- rating
     def config(self) -> dict:
         total = len(self.rank.batches) if self.rank else len(self.pairs)
         return {"title": self.title, "mode": self.mode, "instruction": INSTRUCTION,
                 "guideline": self.guideline, "total": total, "cefr_levels": list(CEFR_LEVELS)}
 
     def login(self, body: dict) -> dict:
-        rid = rater_id(str(body.get("name", "")))
+        """Start or resume rater ``human:<name>`` (in-process use; over HTTP only a sign-up token starts a rater)."""
+        rid = rater_id(guard.str_field(body, "name"))
         with self.lock:
-            if rid not in self.store.human_raters():  # a returning rater keeps the group a build gave them
-                self.store.add_rater(RaterConfig(rid, rid, HUMAN_PREFIX))
+            self._register(rid)
         return {"rater": rid, **self.next(rid)}
 
     def _known(self, rid: str) -> str:
@@ -93,19 +174,15 @@ class RatingApp:
                           "b": {"index": b, "text": self.texts[b]}}}
 
     def decide(self, body: dict) -> dict:
-        rid = rater_id(str(body.get("rater", "")).removeprefix(f"{HUMAN_PREFIX}:"))
-        try:
-            m, clicked = int(body["match"]), int(body["clicked"])
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("decide needs integer 'match' and 'clicked'") from None
+        rid = rater_id(guard.str_field(body, "rater").removeprefix(f"{HUMAN_PREFIX}:"))
+        m, clicked = guard.int_field(body, "match"), guard.int_field(body, "clicked")
+        elapsed_s = guard.elapsed_seconds(body)
         if not 0 <= m < len(self.pairs):
             raise ValueError(f"no match {m} in the schedule (0..{len(self.pairs) - 1})")
         a, b = self.pairs[m]
         if clicked not in (a, b):
             raise ValueError(f"match {m}: clicked text {clicked} is neither {a} nor {b}")
         harder = b if clicked == a else a  # the rater clicks the EASIER text; the winner is the other
-        elapsed = body.get("elapsed_ms")
-        elapsed_s = float(elapsed) / 1000.0 if isinstance(elapsed, (int, float)) and elapsed >= 0 else None
         with self.lock:
             self._known(rid)
             recorded = self.store.record(rid, m, harder, None, elapsed_s)
@@ -114,7 +191,9 @@ class RatingApp:
     def rank_submit(self, body: dict) -> dict:
         if not self.rank:
             raise ValueError("this server runs in pairwise mode; rank-and-rate needs --mode rank-rate")
-        rid = rater_id(str(body.get("rater", "")).removeprefix(f"{HUMAN_PREFIX}:"))
+        rid = rater_id(guard.str_field(body, "rater").removeprefix(f"{HUMAN_PREFIX}:"))
+        guard.int_field(body, "batch")
+        guard.elapsed_seconds(body)
         with self.lock:
             self._known(rid)
             recorded = self.rank.record(rid, body)
@@ -134,90 +213,226 @@ def _static(name: str) -> bytes:
     return resources.files("arts_metric.web").joinpath("static", name).read_bytes()
 
 
-def _handler(app: RatingApp) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "arts-rate"
+def _acting_rater(grant: Grant, given: Any) -> str:
+    """The rater a request acts for: a rater token's own (naming another is refused), any for the coordinator."""
+    if given is None or given == "":
+        if grant.role == RATER:
+            return grant.rater
+        raise ValueError("name the rater (?rater=NAME)")
+    if not isinstance(given, str):
+        raise ValueError(f"'rater' must be a string, got {given!r}"[:200])
+    rid = rater_id(given.removeprefix(f"{HUMAN_PREFIX}:"))
+    if grant.role == RATER and rid != grant.rater:
+        raise Refused(HTTPStatus.FORBIDDEN, f"this link belongs to {grant.rater}: it cannot act for {rid}")
+    return rid
 
-        def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
+
+class _Handler(BaseHTTPRequestHandler):
+    server: RatingServer
+    server_version = "arts-rate"
+    sys_version = ""
+    timeout = 30  # seconds a client may take to send its request
+
+    def log_message(self, fmt: str, *args: Any) -> None:  # never log: the CLI prints the links once
+        pass
+
+    # -- answers
+    def _send(self, status: int, body: bytes, ctype: str, extra: dict | None = None, close: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in {**_SECURITY_HEADERS, **(extra or {})}.items():
+            self.send_header(k, v)
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, obj: Any, status: int = 200, close: bool = False) -> None:
+        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
+                   close=close)
+
+    def _drain(self) -> None:
+        """After answering without reading the body: stop sending, then read and drop what the client still
+        sends (bounded), so that it reads the answer instead of a reset connection."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(1.0)
+            deadline, got = time.monotonic() + _DRAIN_SECONDS, 0
+            while got < _DRAIN_BYTES and time.monotonic() < deadline:
+                chunk = self.connection.recv(1 << 16)
+                if not chunk:
+                    break
+                got += len(chunk)
+        except OSError:
             pass
 
-        def _send(self, status: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            for k, v in (extra or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
+    # -- dispatch
+    def do_GET(self) -> None:
+        self._handle("GET")
 
-        def _json(self, obj: Any, status: int = 200) -> None:
-            self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+    def do_POST(self) -> None:
+        self._handle("POST")
 
-        def _guard(self, fn: Any) -> None:
-            try:
-                fn()
-            except ValueError as exc:
-                self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
+    def do_OPTIONS(self) -> None:  # a CORS preflight: never granted
+        self._handle("OPTIONS")
 
-        def do_GET(self) -> None:
+    def do_PUT(self) -> None:
+        self._handle("PUT")
+
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
+    def _handle(self, method: str) -> None:
+        try:
+            length = guard.body_length(self.headers)
+            raw = self.rfile.read(length) if length else b""
+            if len(raw) < length:
+                raise Refused(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of {length} bytes")
+            if not guard.host_allowed(self.headers.get("Host"), self.server.bound_host, self.server.host_names):
+                raise Refused(HTTPStatus.FORBIDDEN, f"Host {(self.headers.get('Host') or '')[:100]!r} is not "
+                                                    "this server (DNS rebinding guard); see --allow-host")
             url = urlparse(self.path)
-            q = {k: v[0] for k, v in parse_qs(url.query).items()}
-            if url.path in ("/", "/index.html"):
-                return self._send(200, _static("index.html"), _STATIC_TYPES[".html"])
-            if url.path.startswith("/static/"):
-                name = url.path[len("/static/"):]
-                if name in ("app.js", "style.css"):
-                    return self._send(200, _static(name), _STATIC_TYPES[Path(name).suffix])
-            if url.path == "/favicon.ico":
-                return self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
-            if url.path == "/api/config":
-                return self._json(app.config())
-            if url.path == "/api/next":
-                return self._guard(lambda: self._json(app.next(q.get("rater", ""))))
-            if url.path == "/api/history":
-                def send_history() -> None:
-                    rid = q.get("rater", "")
-                    fname = re.sub(r"[^\w.-]+", "_", rid.removeprefix(f"{HUMAN_PREFIX}:")) + ".jsonl"
-                    self._send(200, app.history(rid).encode("utf-8"), "application/x-ndjson; charset=utf-8",
-                               {"Content-Disposition": f'attachment; filename="{fname}"'})
-                return self._guard(send_history)
-            self._json({"error": f"not found: {url.path}"}, HTTPStatus.NOT_FOUND)
+            if url.path.startswith("/api/"):
+                self._api(method, url.path, {k: v[0] for k, v in parse_qs(url.query).items()}, raw)
+            elif method != "GET":
+                raise Refused(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not allowed on {url.path}")
+            elif url.path in _STATIC:
+                name = _STATIC[url.path]
+                self._send(200, _static(name), _STATIC_TYPES[Path(name).suffix])
+            elif url.path == "/favicon.ico":
+                self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
+            else:
+                self._json({"error": f"not found: {url.path}"}, HTTPStatus.NOT_FOUND)
+        except Refused as exc:
+            self._json({"error": exc.message}, exc.status, close=exc.unread_body)
+            if exc.unread_body:
+                self._drain()
+        except ValueError as exc:
+            self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
+        except TimeoutError:
+            self._json({"error": f"the request was not complete after {self.timeout} s"},
+                       HTTPStatus.REQUEST_TIMEOUT, close=True)
+        except Exception as exc:  # an answer rather than a dropped connection
+            traceback.print_exc()
+            self._json({"error": f"internal error ({type(exc).__name__})"}, HTTPStatus.INTERNAL_SERVER_ERROR)
 
-        def do_POST(self) -> None:
-            url = urlparse(self.path)
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-                # a negative length would make read() wait for the client to close the connection
-                body = json.loads(self.rfile.read(length) or b"{}") if 0 <= length <= 1 << 20 else None
-            except (ValueError, json.JSONDecodeError):
-                body = None
-            if not isinstance(body, dict):
-                return self._json({"error": "expected a JSON object body"}, HTTPStatus.BAD_REQUEST)
-            routes = {"/api/login": app.login, "/api/decide": app.decide, "/api/rank": app.rank_submit}
-            fn = routes.get(url.path)
-            if fn is None:
-                return self._json({"error": f"not found: {url.path}"}, HTTPStatus.NOT_FOUND)
-            self._guard(lambda: self._json(fn(body)))
+    def _api(self, method: str, path: str, query: dict, raw: bytes) -> None:
+        guard.check_same_origin(self.headers)
+        if method == "OPTIONS":
+            raise Refused(HTTPStatus.FORBIDDEN, "cross-origin requests are refused")
+        grant = self.server.app.grant(guard.bearer_token(self.headers))
+        if grant is None:
+            raise Refused(HTTPStatus.FORBIDDEN, "this needs a valid token: open your personal link")
+        routes = _GET_ROUTES if method == "GET" else _POST_ROUTES if method == "POST" else {}
+        if path not in routes:
+            known = path in _GET_ROUTES or path in _POST_ROUTES
+            raise Refused(HTTPStatus.METHOD_NOT_ALLOWED if known else HTTPStatus.NOT_FOUND,
+                          f"{method} {path} is not allowed" if known else f"not found: {path}")
+        roles, fn = routes[path]
+        if grant.role not in roles:
+            raise Refused(HTTPStatus.FORBIDDEN, f"a {grant.role} link cannot use {path}")
+        if method == "POST":
+            guard.check_json_type(self.headers)
+            fn(self, grant, guard.parse_object(raw))
+        else:
+            fn(self, grant, query)
 
-    return Handler
+    # -- routes: (handler, grant, query or body)
+    def _config(self, grant: Grant, _q: dict) -> None:
+        name = grant.rater.removeprefix(f"{HUMAN_PREFIX}:") if grant.rater else None
+        self._json({**self.server.app.config(), "access": {"role": grant.role, "rater": grant.rater, "name": name}})
+
+    def _next(self, grant: Grant, q: dict) -> None:
+        self._json(self.server.app.next(_acting_rater(grant, q.get("rater"))))
+
+    def _history(self, grant: Grant, q: dict) -> None:
+        rid = _acting_rater(grant, q.get("rater"))
+        fname = re.sub(r"[^\w.-]+", "_", rid.removeprefix(f"{HUMAN_PREFIX}:")) + ".jsonl"
+        self._send(200, self.server.app.history(rid).encode("utf-8"), "application/x-ndjson; charset=utf-8",
+                   {"Content-Disposition": f'attachment; filename="{fname}"'})
+
+    def _progress(self, grant: Grant, _q: dict) -> None:
+        self._json(self.server.app.progress())
+
+    def _login(self, grant: Grant, body: dict) -> None:
+        if grant.role == SIGNUP:
+            return self._json(self.server.app.signup(guard.str_field(body, "name")))
+        rid = _acting_rater(grant, guard.str_field(body, "name", required=False))
+        self._json({"rater": rid, **self.server.app.next(rid)})
+
+    def _decide(self, grant: Grant, body: dict) -> None:
+        rid = _acting_rater(grant, body.get("rater"))
+        self._json(self.server.app.decide({**body, "rater": rid}))
+
+    def _rank(self, grant: Grant, body: dict) -> None:
+        rid = _acting_rater(grant, body.get("rater"))
+        self._json(self.server.app.rank_submit({**body, "rater": rid}))
+
+    def _links(self, grant: Grant, body: dict) -> None:
+        name = guard.str_field(body, "name")
+        token = self.server.app.new_link(name)
+        self._json({"rater": rater_id(name.removeprefix(f"{HUMAN_PREFIX}:")), "token": token})
+
+    def _revoke(self, grant: Grant, body: dict) -> None:
+        name = guard.str_field(body, "name")
+        n = self.server.app.revoke(name)
+        self._json({"rater": rater_id(name.removeprefix(f"{HUMAN_PREFIX}:")), "revoked": n})
+
+
+_Route = tuple[tuple[str, ...], Callable[[_Handler, Grant, dict], None]]
+_GET_ROUTES: dict[str, _Route] = {
+    "/api/config": ((COORDINATOR, SIGNUP, RATER), _Handler._config),
+    "/api/next": ((COORDINATOR, RATER), _Handler._next),
+    "/api/history": ((COORDINATOR, RATER), _Handler._history),
+    "/api/progress": ((COORDINATOR,), _Handler._progress),
+}
+_POST_ROUTES: dict[str, _Route] = {
+    "/api/login": ((SIGNUP, RATER), _Handler._login),
+    "/api/decide": ((RATER,), _Handler._decide),
+    "/api/rank": ((RATER,), _Handler._rank),
+    "/api/links": ((COORDINATOR,), _Handler._links),
+    "/api/revoke": ((COORDINATOR,), _Handler._revoke),
+}
+
+
+class RatingServer(ThreadingHTTPServer):
+    """The HTTP server of one :class:`RatingApp`: ``app``, ``url`` (the address to open) and :meth:`link`."""
+
+    daemon_threads = True
+
+    def __init__(self, app: RatingApp, host: str, port: int, allowed_hosts: Collection[str] = ()) -> None:
+        super().__init__((host, port), _Handler)
+        self.app = app
+        self.bound_host = host
+        self.host_names = guard.allowed_host_names(host, allowed_hosts)
+        h, p = self.server_address[:2]
+        self.url = f"http://{'127.0.0.1' if h in ('0.0.0.0', '') else h}:{p}/"
+
+    def link(self, token: str) -> str:
+        """The page address that carries ``token`` (in the fragment, which browsers never send to a server)."""
+        return f"{self.url}#token={token}"
 
 
 def make_server(out_dir: str | os.PathLike, host: str = "127.0.0.1", port: int = 8765, mode: str = "pairwise",
-                guideline: str | os.PathLike | None = None, title: str | None = None) -> ThreadingHTTPServer:
+                guideline: str | os.PathLike | None = None, title: str | None = None, signup: bool = False,
+                allowed_hosts: Collection[str] = ()) -> RatingServer:
     """A ready (not yet serving) HTTP server for a build folder; ``port=0`` picks a free port.
 
-    Call ``serve_forever()`` on it (or in a thread); ``server.app`` is the
-    :class:`RatingApp`, ``server.url`` the address to open.
+    Call ``serve_forever()`` on it (or in a thread). ``server.link(server.app.coordinator_token)``
+    is the coordinator's link; ``server.link(server.app.new_link("alice"))`` a new personal link
+    for alice; with ``signup=True``, ``server.link(server.app.signup_token)`` lets new raters
+    start by name. ``allowed_hosts``: host names besides IP literals and ``localhost`` that
+    requests may name in their ``Host`` header.
     """
-    app = RatingApp(out_dir, mode=mode, guideline=guideline, title=title)
+    app = RatingApp(out_dir, mode=mode, guideline=guideline, title=title, signup=signup)
     try:
-        server = ThreadingHTTPServer((host, port), _handler(app))
+        return RatingServer(app, host, port, allowed_hosts)
     except OSError:
         app.close()
         raise
-    server.daemon_threads = True
-    server.app = app  # type: ignore[attr-defined]
-    h, p = server.server_address[:2]
-    server.url = f"http://{h}:{p}/"  # type: ignore[attr-defined]
-    return server

@@ -1,21 +1,47 @@
 // ARTS rating interface. Texts are inserted with textContent (never as HTML).
+// Every API call carries the token of the page's link (#token=...) as a bearer token.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { config: null, rater: null, current: null, shownAt: 0, busy: false, order: [] };
+const TOKEN_KEY = "arts-token";
+const state = { config: null, token: null, rater: null, current: null, shownAt: 0, busy: false, order: [] };
 
-async function api(path, body) {
-  const opts = body === undefined ? {} : {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+async function request(path, body) {
+  const headers = { Authorization: "Bearer " + state.token };
+  const opts = body === undefined ? { headers } : {
+    method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
   const res = await fetch(path, opts);
-  const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
-  return data;
+  if (!res.ok) {
+    let msg = res.statusText;
+    try { msg = (await res.json()).error || msg; } catch (e) { /* not JSON */ }
+    const err = new Error(msg);
+    err.status = res.status;
+    throw err;
+  }
+  return res;
 }
 
+async function api(path, body) { return (await request(path, body)).json(); }
+
+// Download a rater's history (a fetch with the token, then a local file: a plain link cannot carry it).
+async function downloadHistory(rater, name) {
+  const blob = await (await request("/api/history?rater=" + encodeURIComponent(rater))).blob();
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name.replace(/[^\w.-]+/g, "_") + ".jsonl";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+function linkFor(token) { return location.origin + "/#token=" + token; }
+
 function show(view) {
-  for (const id of ["login-view", "pair-view", "rank-view", "done-view"]) $(id).hidden = id !== view;
+  for (const id of ["noaccess-view", "login-view", "pair-view", "rank-view", "coord-view", "done-view"]) {
+    $(id).hidden = id !== view;
+  }
 }
 
 function setError(msg) { $("error").textContent = msg || ""; }
@@ -137,28 +163,87 @@ async function submitBatch() {
 }
 
 // ---- session
-async function login(name) {
-  const p = await api("/api/login", { name });
-  state.rater = p.rater;
-  localStorage.setItem("arts-rater", name);
+function startRater(rater, name) {
+  state.rater = rater;
   $("rater-name").textContent = name;
-  $("save-history").href = "/api/history?rater=" + encodeURIComponent(p.rater);
-  $("save-history").setAttribute("download", name.replace(/[^\w.-]+/g, "_") + ".jsonl");
   $("rater-box").hidden = false;
+}
+
+async function signup(name) {
+  const p = await api("/api/login", { name });
+  // From now on this browser acts with the new personal token; the address bar shows the personal link.
+  state.token = p.token;
+  localStorage.setItem(TOKEN_KEY, p.token);
+  history.replaceState(null, "", "/#token=" + p.token);
+  $("my-link").value = linkFor(p.token);
+  $("my-link-box").hidden = false;
+  startRater(p.rater, name);
   render(p);
 }
 
-function logout() {
-  localStorage.removeItem("arts-rater");
-  state.rater = null;
-  state.current = null;
-  $("rater-box").hidden = true;
-  $("stats").textContent = "";
-  show("login-view");
+// ---- coordinator
+async function refreshProgress() {
+  const p = await api("/api/progress");
+  $("coord-rows").replaceChildren(...p.raters.map((r) => {
+    const tr = document.createElement("tr");
+    tr.dataset.rater = r.name;
+    const cells = [r.name, `${r.done}/${r.total}`, String(r.links)].map((t) => {
+      const td = document.createElement("td");
+      td.textContent = t;
+      return td;
+    });
+    const actions = document.createElement("td");
+    const dl = document.createElement("button");
+    dl.type = "button";
+    dl.className = "download";
+    dl.textContent = "history";
+    dl.addEventListener("click", () => downloadHistory(r.rater, r.name).catch((e) => { $("coord-error").textContent = e.message; }));
+    const revoke = document.createElement("button");
+    revoke.type = "button";
+    revoke.className = "revoke";
+    revoke.textContent = "revoke links";
+    revoke.addEventListener("click", async () => {
+      try { await api("/api/revoke", { name: r.name }); await refreshProgress(); } catch (e) { $("coord-error").textContent = e.message; }
+    });
+    actions.append(dl, revoke);
+    tr.append(...cells, actions);
+    return tr;
+  }));
+}
+
+async function coordinator() {
+  $("link-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    $("coord-error").textContent = "";
+    try {
+      const p = await api("/api/links", { name: $("link-name").value.trim() });
+      $("new-link-for").textContent = `Personal link of ${p.rater.replace(/^human:/, "")}:`;
+      $("new-link").value = linkFor(p.token);
+      $("new-link-for").hidden = $("new-link").hidden = false;
+      await refreshProgress();
+    } catch (e) { $("coord-error").textContent = e.message; }
+  });
+  await refreshProgress();
+  show("coord-view");
+}
+
+function noAccess(msg) {
+  $("noaccess-error").textContent = msg || "";
+  show("noaccess-view");
 }
 
 async function main() {
-  state.config = await api("/api/config");
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  state.token = fromLink || localStorage.getItem(TOKEN_KEY);
+  if (!state.token) return noAccess("");
+  try {
+    state.config = await api("/api/config");
+  } catch (e) {
+    if (e.status !== 403) throw e;
+    if (!fromLink) localStorage.removeItem(TOKEN_KEY);
+    return noAccess(e.message);
+  }
+  localStorage.setItem(TOKEN_KEY, state.token);
   $("title").textContent = state.config.title;
   $("instruction").textContent = state.config.instruction;
   renderGuideline(state.config.guideline);
@@ -166,17 +251,22 @@ async function main() {
   $("text-b").addEventListener("click", () => choose("b"));
   $("rank-reset").addEventListener("click", () => renderBatch(state.current));
   $("rank-submit").addEventListener("click", submitBatch);
-  $("logout").addEventListener("click", logout);
+  $("save-history").addEventListener("click", () => downloadHistory(state.rater, $("rater-name").textContent)
+    .catch((e) => setError(e.message)));
+  const access = state.config.access;
+  if (access.role === "coordinator") return coordinator();
+  if (access.role === "rater") {
+    startRater(access.rater, access.name);
+    return render(await api("/api/next"));
+  }
   $("login-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     $("login-error").textContent = "";
-    try { await login($("login-name").value.trim()); } catch (e) { $("login-error").textContent = e.message; }
+    try { await signup($("login-name").value.trim()); } catch (e) { $("login-error").textContent = e.message; }
   });
-  const saved = localStorage.getItem("arts-rater");
-  if (saved) {
-    try { await login(saved); return; } catch (e) { localStorage.removeItem("arts-rater"); }
-  }
   show("login-view");
 }
 
+// Another link opened in this tab (only the #token= part differs): start again with it.
+window.addEventListener("hashchange", () => location.reload());
 main().catch((e) => setError(e.message));
