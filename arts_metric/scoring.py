@@ -304,8 +304,8 @@ def score_texts(
     if allow_empty:
         result["n_empty"] = len(blank["predictions"])
         if blank_all:
-            warnings.warn(f"empty texts scored as arts 0.0: {_named(sorted(blank_all), 'texts')} "
-                          "(predictions first, then sources, then references)", UserWarning, stacklevel=2)
+            named = "; ".join(_named(sorted(blank[name]), name) for name in groups if blank[name])
+            warnings.warn(f"empty texts scored as arts 0.0: {named}", UserWarning, stacklevel=2)
 
     if sources is not None:
         src_arts, pred_arts = part(arts, "sources"), part(arts, "predictions")

@@ -191,7 +191,7 @@ class ARTS(evaluate.Metric):
         judge = self.defaults.make_judge()
         dry_run_placement(judge, self.defaults)
         if hasattr(type(judge), "encoder"):
-            judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
+            _ = judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
         self._prepared = self.defaults.replace(judge=judge, pool=self.defaults.make_pool(judge))
 
     # -- inputs ----------------------------------------------------------------
