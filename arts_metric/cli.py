@@ -19,6 +19,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "build",
     "rate",
     "publish_space",
+    "compare",
 )
 
 

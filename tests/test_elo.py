@@ -135,3 +135,67 @@ def test_run_elo_rejects_bad_matches():
         run_elo(3, [(2, 2, 0.0)])
     with pytest.raises(ValueError, match="expected"):
         run_elo(3, [], start=[1200.0, 1200.0])
+
+
+# -- Bradley-Terry ratings of players who all play each other (systems) ---------------
+
+from arts_metric.elo import fit_bradley_terry  # noqa: E402
+
+
+def _expected_wins(true: np.ndarray, games: float) -> np.ndarray:
+    w = games * expected_score(true[:, None], true[None, :])
+    np.fill_diagonal(w, 0.0)
+    return w
+
+
+def test_bradley_terry_recovers_known_ratings_anchored_at_1200():
+    true = np.array([1050.0, 1180.0, 1240.0, 1330.0])
+    ratings, se = fit_bradley_terry(_expected_wins(true, 20000.0))
+    np.testing.assert_allclose(ratings, true - true.mean() + START_RATING, atol=0.5)
+    assert ratings.mean() == pytest.approx(START_RATING, abs=1e-9)
+    assert np.all(se < 3.0)  # 20,000 games per pair: the differences are known to a few points
+    few = fit_bradley_terry(_expected_wins(true, 20.0))[1]
+    assert np.all(few > 10 * se)
+
+
+def test_bradley_terry_is_the_maximum_of_the_log_posterior():
+    from scipy.optimize import minimize
+
+    wins = np.array([[0.0, 7.0, 3.5], [2.0, 0.0, 6.0], [1.5, 4.0, 0.0]])
+    c = np.log(10.0) / 400.0
+
+    def neg_log_posterior(r):
+        p = 1.0 / (1.0 + np.exp(-c * (r[:, None] - r[None, :])))
+        return -(wins * np.log(p)).sum() + ((r - 1200.0) ** 2).sum() / (2 * 400.0**2)
+
+    best = minimize(neg_log_posterior, np.full(3, 1200.0), method="BFGS", options={"gtol": 1e-10}).x
+    np.testing.assert_allclose(fit_bradley_terry(wins)[0], best, atol=1e-3)
+
+
+def test_bradley_terry_keeps_an_undefeated_player_finite_and_on_top():
+    wins = np.array([[0.0, 10.0, 10.0], [0.0, 0.0, 6.0], [0.0, 4.0, 0.0]])
+    ratings, se = fit_bradley_terry(wins)
+    assert np.all(np.isfinite(ratings)) and np.all(np.isfinite(se))
+    assert ratings[0] > ratings[1] > ratings[2] and ratings[0] < 2400.0
+    # a weaker prior lets the undefeated player run further away
+    assert fit_bradley_terry(wins, prior_sd=4000.0)[0][0] > ratings[0]
+
+
+def test_bradley_terry_batches_and_soft_wins():
+    rng = np.random.default_rng(0)
+    batch = rng.uniform(0.0, 5.0, size=(6, 4, 4))
+    together = fit_bradley_terry(batch)[0]
+    one_by_one = np.array([fit_bradley_terry(w)[0] for w in batch])
+    np.testing.assert_allclose(together, one_by_one, atol=1e-8)
+    # draws (0.5 each way) and no games at all leave everyone at the anchor
+    np.testing.assert_allclose(fit_bradley_terry(np.full((3, 3), 2.5))[0], START_RATING)
+    np.testing.assert_allclose(fit_bradley_terry(np.zeros((2, 2)), anchor=1500.0)[0], 1500.0)
+
+
+def test_bradley_terry_rejects_bad_counts():
+    with pytest.raises(ValueError, match="shape"):
+        fit_bradley_terry(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"wins\[0, 1\]"):
+        fit_bradley_terry(np.array([[0.0, -1.0], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match="prior_sd"):
+        fit_bradley_terry(np.zeros((2, 2)), prior_sd=0.0)

@@ -1,0 +1,178 @@
+"""``arts compare --system NAME=FILE ... --out DIR``: rank simplification systems
+(see :mod:`arts_metric.systems`): leaderboard with intervals, pairwise tests,
+head-to-head ratings and win rates, written to DIR and printed as Markdown.
+
+Its scoring flags are the settings of :class:`arts_metric.config.ScoringConfig`
+(the same flags as ``arts score``, defaults and help taken from there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from arts_metric.commands import CLIError
+from arts_metric.commands.score import SETTING_FLAGS
+from arts_metric.config import ScoringConfig
+from arts_metric.textio import read_labelled_rows
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="rank systems by the difficulty of their outputs, with intervals and significance",
+        description=(
+            "Compare simplification systems over the same inputs. Pool view: every output placed in the "
+            "reference pool as `arts score` does; per system the mean ARTS (and ARTS delta with --sources) "
+            "and formulas with 95% bootstrap intervals over inputs, and a paired randomization test for every "
+            "pair. Head-to-head view: for each input the systems' outputs play 'which text is harder?' matches; "
+            "Bradley-Terry ratings on the Elo scale with intervals, and win rates. Higher ARTS, rating and win "
+            "rate = harder. Writes leaderboard.csv/.md/.json, pairwise.csv/.md, win_rates.csv, per_output.csv, "
+            "comparison.json and leaderboard.png to --out, and prints the leaderboard."
+        ),
+    )
+    p.add_argument("--system", "-s", action="append", required=True, metavar="NAME=FILE",
+                   help="a system's outputs, one per input in input order (repeatable): .txt (one per line), "
+                        ".jsonl/.json/.csv/.tsv/.parquet with a text field (--field)")
+    p.add_argument("--sources", metavar="FILE", help="the inputs before simplification (adds ARTS delta, "
+                                                      "positive = output easier)")
+    p.add_argument("--references", nargs="+", metavar="FILE",
+                   help="reference simplifications, each file one reference set, compared like systems and "
+                        "marked as references (named reference, or reference-1, reference-2, ...)")
+    p.add_argument("--human", metavar="FILE",
+                   help="human scores of the outputs: .csv/.jsonl/... with columns system, score and optionally "
+                        "index (0-based input number; else each system's rows are in input order); adds system- "
+                        "and segment-level correlations of every measure with the humans")
+    p.add_argument("--human-higher-is", choices=("harder", "simpler"), default="harder",
+                   help="what a higher human score means (default harder)")
+    p.add_argument("--field", default="text", help="text field of .jsonl/.csv inputs (default text)")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if needed)")
+    for name, type_ in SETTING_FLAGS.items():
+        default = ScoringConfig.default(name)
+        shown = "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
+        p.add_argument(
+            "--" + name.replace("_", "-"), type=type_, default=None, choices=ScoringConfig.choices(name),
+            help=ScoringConfig.help(name).replace("%", "%%") + shown,
+        )
+    p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo placement")
+    p.add_argument("--views", default="pool,head_to_head",
+                   help="comma-separated: pool, head_to_head (default both); an LLM judge's head-to-head costs "
+                        "inputs x pairs of systems requests")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the inputs (default 1000)")
+    p.add_argument("--permutations", type=int, default=10000,
+                   help="random sign flips of each paired randomization test (default 10000)")
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the resampling (default 0)")
+    p.set_defaults(func=run)
+
+
+def _texts(path: str, field: str, what: str) -> list[str]:
+    try:
+        rows = read_labelled_rows(path, field)
+    except ValueError as exc:
+        raise CLIError(f"{what}: {exc}") from None
+    texts = []
+    for label, row in rows:
+        text = row.get(field)
+        if not isinstance(text, str) or not text.strip():
+            raise CLIError(f"{what}: {label}: the text is empty, missing or not a string ({text!r:.40})")
+        texts.append(text)
+    if not texts:
+        raise CLIError(f"{what}: {path} has no texts")
+    return texts
+
+
+def _systems(specs: list[str], field: str) -> dict[str, list[str]]:
+    systems: dict[str, list[str]] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not path:
+            raise CLIError(f"--system {spec!r}: expected NAME=FILE")
+        if name in systems:
+            raise CLIError(f"--system {name!r} is given twice")
+        systems[name] = _texts(path, field, f"system {name!r}")
+    return systems
+
+
+def read_human_file(path: str, names: list[str], n_inputs: int) -> dict[str, list[float]]:
+    """Human scores by system from ``path`` (columns ``system``, ``score``, optional ``index``);
+    every row and every gap is reported with its line."""
+    try:
+        rows = read_labelled_rows(path, "system")
+    except ValueError as exc:
+        raise CLIError(f"--human: {exc}") from None
+    slots: dict[str, list[float | None]] = {}
+    for label, row in rows:
+        system, score = str(row.get("system", "")).strip(), row.get("score")
+        if system not in names:
+            raise CLIError(f"--human: {label}: unknown system {system!r} (systems: {', '.join(names)})")
+        try:
+            value = float(score.strip() if isinstance(score, str) else score)
+        except (TypeError, ValueError):
+            raise CLIError(f"--human: {label}: score={score!r} is not a number") from None
+        values = slots.setdefault(system, [None] * n_inputs)
+        if "index" in row and str(row["index"]).strip() != "":
+            try:
+                i = int(str(row["index"]).strip())
+            except ValueError:
+                raise CLIError(f"--human: {label}: index={row['index']!r} is not an integer") from None
+        else:
+            i = next((j for j, v in enumerate(values) if v is None), n_inputs)
+        if not 0 <= i < n_inputs:
+            raise CLIError(f"--human: {label}: input index {i} is outside 0..{n_inputs - 1}")
+        if values[i] is not None:
+            raise CLIError(f"--human: {label}: system {system!r} input {i} has a score already")
+        values[i] = value
+    out: dict[str, list[float]] = {}
+    for system, values in slots.items():
+        missing = [i for i, v in enumerate(values) if v is None]
+        if missing:
+            raise CLIError(f"--human: system {system!r} has no score for input(s) {missing[:10]}")
+        out[system] = [float(v) for v in values]  # type: ignore[arg-type]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from arts_metric.data import ARTSDataNotFoundError
+    from arts_metric.llm.runner import EndpointError
+    from arts_metric.systems import compare_systems
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a folder")
+    settings = {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name) is not None}
+    options = {"budget": args.budget} if args.budget is not None else {}
+    try:
+        config = ScoringConfig.from_settings(settings, placement_options=options)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    systems = _systems(args.system, args.field)
+    sources = _texts(args.sources, args.field, "--sources") if args.sources else None
+    references = None
+    if args.references:
+        refs = [_texts(path, args.field, f"--references {path}") for path in args.references]
+        references = refs[0] if len(refs) == 1 else refs
+    human = None
+    if args.human:
+        names = list(systems) + (["reference"] if len(args.references or ()) == 1 else
+                                 [f"reference-{k + 1}" for k in range(len(args.references or ()))])
+        human = read_human_file(args.human, names, len(next(iter(systems.values()))))
+    try:
+        result = compare_systems(
+            systems, sources=sources, references=references, human_scores=human,
+            human_higher_is=args.human_higher_is, views=args.views, n_resamples=args.resamples,
+            n_permutations=args.permutations, level=args.level, seed=args.seed, config=config,
+        )
+        files = result.to_dir(out)
+    except (ARTSDataNotFoundError, EndpointError, ValueError, OSError) as exc:
+        raise CLIError(str(exc)) from None
+    sys.stdout.write(result.to_markdown())
+    h2h = result.info.get("head_to_head")
+    if h2h:
+        print(f"head-to-head: {h2h['decided']} of {h2h['matches']} matches decided ({h2h['identical']} identical "
+              f"outputs drawn, {h2h['invalid']} invalid, {h2h['unanswered']} unanswered), "
+              f"{h2h['requests']} requests", file=sys.stderr)
+    print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
+    return 0
