@@ -430,14 +430,16 @@ def test_arts_compare_reads_human_scores(tmp_path, capsys):
     [
         (["--system", "a"], "expected NAME=FILE"),
         (["--system", "a=examples/compare/light.txt", "--system", "a=examples/compare/strong.txt"], "given twice"),
-        (["--system", "a=examples/compare/light.txt", "--system", "b=examples/texts.txt"], r"'b' has 6"),
+        (["--system", "a=examples/compare/light.txt", "--system", "b={short}"], r"'b' has 3"),
         (["--system", "a=nope.txt"], "input file not found"),
         (["--system", "a=examples/compare/light.txt", "--views", "x"], "views"),
     ],
 )
 def test_arts_compare_errors_are_one_line(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
-    code = cli.main(["compare", *argv, "--out", str(tmp_path / "o")])
+    short = tmp_path / "short.txt"
+    short.write_text("One.\nTwo.\nThree.\n")
+    code = cli.main(["compare", *(a.replace("{short}", str(short)) for a in argv), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("arts compare: error:") and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err

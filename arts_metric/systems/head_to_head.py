@@ -16,6 +16,8 @@ the inputs, so a judge's position bias favours no system. A match without a
 usable answer (invalid, or unanswered: failed or over budget) is left out and
 counted, never replaced by a coin flip. Ratings are Bradley-Terry on the Elo
 scale (:func:`arts_metric.elo.fit_bradley_terry`, mean 1200, higher = harder).
+Outputs play whole: unlike the pool view, which cuts long texts into sentence
+units, a text longer than the judge reads is cut by the judge (with its warning).
 """
 
 from __future__ import annotations
