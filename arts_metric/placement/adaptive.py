@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from arts_metric.judges.base import Judge
 from arts_metric.placement.asker import _Asker
-from arts_metric.placement.opponents import calibration_texts
+from arts_metric.placement.opponents import calibration_schedule, calibration_texts
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
     QUANTILE_LEVELS,
@@ -35,13 +35,13 @@ from arts_metric.placement.result import (
     _finish,
     rating_of_arts,
 )
-from arts_metric.placement.streams import CALIBRATION, OPPONENTS, check_seed, first_sides, text_rng
+from arts_metric.placement.streams import check_seed, first_sides, text_rng
 from arts_metric.pool import Pool
 
 # The judge models: the judge names the truly harder text except for a lapse
 # rate, with a logistic blur of this width (in ARTS units) around the
 # newcomer's position among the pool texts. Each newcomer averages them by
-# its own evidence.
+# its own evidence times the calibration's (see place_adaptive).
 _LAPSES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
 _WIDTHS = (0.003, 0.01, 0.03, 0.08, 0.2)
 _ROW_BLOCK = 32  # rows per block when the expected information gain is computed
@@ -55,7 +55,8 @@ def _entropy(p: np.ndarray) -> np.ndarray:
 class _RankPosterior:
     """Grid posterior over each newcomer's position ``z`` in the pool (its ARTS
     score), for a family of judge models, each newcomer averaging the models
-    by its own evidence (Bayesian model averaging with a uniform prior).
+    by its own evidence (Bayesian model averaging) under the prior
+    :attr:`log_prior` (uniform unless a calibration set it).
 
     Model ``(lapse, width)``: ``P(newcomer judged harder than a pool text at
     position q) = lapse + (1 - 2 lapse) * logistic((z - q) / width)``. Working on
@@ -164,7 +165,7 @@ class _Search:
     def __init__(
         self, texts: Sequence[str], rows_all: np.ndarray, pool: Pool, seed: int, budget: int, min_calls: int,
         target_width: float, level: float, grid_size: int, candidates: int, lapses: Sequence[float],
-        widths: Sequence[float], own: np.ndarray | None = None, stream: int = OPPONENTS,
+        widths: Sequence[float],
     ) -> None:
         nc = len(rows_all)
         self.rows_all = rows_all
@@ -179,17 +180,10 @@ class _Search:
         self.like = self.post.curve(centres)  # (M, C, G)
         self.like_h = _entropy(self.like)
         block = [texts[r] for r in rows_all]
-        self.rngs = [text_rng(seed, t, stream) for t in block]
+        self.rngs = [text_rng(seed, t) for t in block]
         self.sides = first_sides(block)
         self.played: list[set[int]] = [set() for _ in range(nc)]
         self.played_stratum = np.zeros((nc, len(self.strata)), dtype=int)
-        if own is not None:  # pool texts placed for calibration never play themselves
-            stratum_of = np.empty(size, dtype=int)
-            for k, members in enumerate(self.strata):
-                stratum_of[members] = k
-            for i, j in enumerate(own):
-                self.played[i].add(int(j))
-                self.played_stratum[i, stratum_of[j]] += 1
         self.calls = np.zeros(nc, dtype=int)
         self.active = np.ones(nc, dtype=bool)
         self.incomplete = np.zeros(nc, dtype=bool)
@@ -278,15 +272,11 @@ def _run_rounds(search: _Search, asker: _Asker, bar) -> None:
         bar.update(len(rows))
 
 
-async def _run_per_text(jobs: list[tuple[_Search, _Asker]], judge: Judge, prepare, bar) -> None:
+async def _run_per_text(searches: list[_Search], asker: _Asker, judge: Judge, bar) -> None:
     """Remote judges: one ``compare_async`` per pair, all in flight at once within the
-    judge's session; each newcomer goes on as soon as its own answer arrives. The
-    jobs run one after the other (the calibration first); ``prepare(search)``
-    before each says whether to run it."""
+    judge's session; each newcomer goes on as soon as its own answer arrives."""
     async with judge.session():
-        for search, asker in jobs:
-            if not prepare(search):
-                continue
+        for search in searches:
             tasks: dict[asyncio.Future, tuple[int, int]] = {}
 
             def launch(ready: np.ndarray) -> None:
@@ -316,6 +306,35 @@ async def _run_per_text(jobs: list[tuple[_Search, _Asker]], judge: Judge, prepar
                     t.cancel()
                 if tasks:
                     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _calibrate(
+    judge: Judge, pool: Pool, own: np.ndarray, budget: int, seed: int, lapses: Sequence[float],
+    widths: Sequence[float], quiet: bool,
+) -> tuple[_Asker, bool, np.ndarray]:
+    """The judge model's prior: the calibration pool texts ``own`` play ``budget``
+    opponents spread over the pool (:func:`calibration_schedule`, one judge call);
+    each model's log-likelihood of their results at their known positions, summed.
+    Spread opponents show both how often the judge errs far from a text (the
+    lapse) and how blurred it is near it (the width). Returns the asker that
+    counted the calls, whether any pair got no answer, and ``(M,)`` log prior weights."""
+    pool_texts = pool.get_texts()
+    texts = [pool_texts[j] for j in own]
+    asker = _Asker(judge, pool, texts)
+    asker.quiet = quiet
+    opps = calibration_schedule(pool, own, budget, seed)
+    k, m = opps.shape
+    rows = np.repeat(np.arange(k), m)
+    first = (first_sides(texts)[rows] + np.tile(np.arange(m), k)) % 2 == 0
+    out, lost = asker.ask(rows, opps.ravel(), first)
+    pos = pool.arts_of_rating(pool.ratings)
+    family = _RankPosterior(1, 2, lapses, widths)
+    ll = np.zeros(len(family.models))
+    for i in range(k):
+        s = out[i * m : (i + 1) * m]
+        ok = ~np.isnan(s)
+        ll += family.loglik_at(float(pos[own[i]]), pos[opps[i]][ok], s[ok])
+    return asker, bool(lost.any()), ll - ll.max()
 
 
 def place_adaptive(
@@ -349,15 +368,15 @@ def place_adaptive(
     averages a family of models, each newcomer by its own evidence times a
     prior calibrated on the judge: ``calibration`` pool texts
     (:func:`~arts_metric.placement.opponents.calibration_texts`, default 16)
-    are first placed exactly like newcomers (never against themselves), and
-    the likelihood of their results at their known positions weighs the
-    models. So the judge model comes from the judge, the pool, the settings
-    and the seed, never from the batch. The calibration costs up to
-    ``calibration * budget`` calls per placement (counted in ``judge_calls``
-    and ``info["calibration"]``; a judge with a cache answers them from it
-    the next time); ``calibration=0`` uses a uniform prior (no extra calls,
-    but each text's own few answers leave the judge's blur open, so its
-    interval is wider and the stopping rule needs more calls).
+    first play ``budget`` opponents spread over the pool (never themselves;
+    one judge call), and the likelihood of their results at their known
+    positions weighs the models. So the judge model comes from the judge, the
+    pool, the settings and the seed, never from the batch. The calibration
+    costs ``calibration * budget`` calls per placement (counted in
+    ``judge_calls`` and ``info["calibration"]``; a judge with a cache answers
+    them from it the next time); ``calibration=0`` uses a uniform prior (no
+    extra calls, but each text's own few answers leave the judge's blur open,
+    so its interval is wider and the stopping rule needs more calls).
 
     Every newcomer's search depends on its own text, ``seed`` and the judge's
     answers only: it gets the same opponents, calls and score alone or among
@@ -400,49 +419,27 @@ def place_adaptive(
         _Search(texts, np.arange(c0, min(n, c0 + chunk_size)), *common, target_width, *model)
         for c0 in range(0, n, chunk_size)
     ]
-    jobs = [(search, asker) for search in searches]
     calib_idx = calibration_texts(pool, calibration) if lapse is None or width is None else np.empty(0, dtype=int)
-    calib = cal_asker = None
+    cal_asker, cal_calls = None, 0
     if len(calib_idx):
-        calib_texts = [pool.get_texts()[j] for j in calib_idx]
-        calib = _Search(calib_texts, np.arange(len(calib_idx)), *common, 0.0, *model, own=calib_idx, stream=CALIBRATION)
-        cal_asker = _Asker(judge, pool, calib_texts)
-        cal_asker.quiet = show
-        jobs.insert(0, (calib, cal_asker))
-    pos = pool.arts_of_rating(pool.ratings)
-    prior: list[np.ndarray] = []
+        cal_asker, lost, log_prior = _calibrate(judge, pool, calib_idx, budget, seed, lapses, widths, show)
+        cal_calls = cal_asker.calls
+        for search in searches:
+            if lost:  # newcomers placed under another judge model than a complete run's: none
+                search.active[:] = False
+                search.incomplete[:] = True
+            search.post.log_prior = log_prior
 
-    def prepare(search: _Search) -> bool:
-        """Before a block of newcomers: the calibration's evidence becomes their prior
-        over judge models; an incomplete calibration leaves them all incomplete."""
-        if calib is None or search is calib:
-            return True
-        if calib.incomplete.any():
-            search.active[:] = False
-            search.incomplete[:] = True
-            return False
-        if not prior:
-            ll = np.zeros(len(calib.post.models))
-            for k, played in enumerate(calib.matches):
-                if played:
-                    q = pos[[j for j, _ in played]]
-                    ll += calib.post.loglik_at(float(pos[calib_idx[k]]), q, [v for _, v in played])
-            prior.append(ll - ll.max())
-        search.post.log_prior = prior[0]
-        return True
-
-    total = (n + len(calib_idx)) * budget
-    bar = tqdm(total=total, desc="adaptive placement", unit="call", disable=not show, leave=False, file=sys.stderr)
+    bar = tqdm(total=n * budget, desc="adaptive placement", unit="call", disable=not show, leave=False, file=sys.stderr)
     try:
         if judge.concurrent and not asker.pointwise:
             from arts_metric.llm.runner import run_sync
 
             with judge.quiet() if show else contextlib.nullcontext():
-                run_sync(lambda: _run_per_text(jobs, judge, prepare, bar))
+                run_sync(lambda: _run_per_text(searches, asker, judge, bar))
         else:
-            for search, job_asker in jobs:
-                if prepare(search):
-                    _run_rounds(search, job_asker, bar)
+            for search in searches:
+                _run_rounds(search, asker, bar)
     finally:
         bar.close()
     if cal_asker is not None:  # the calibration's calls, unusable answers and failures count too
@@ -481,5 +478,5 @@ def place_adaptive(
         pool, ratings, arts_q, interval_arts, interval, se, asker, calls, matches, "adaptive", level,
         arts=mean_z, incomplete=incomplete,
         info={"judge_model": {"lapse": lapse_of, "width": width_of}, "target_width": target_width,
-              "calibration": {"pool_texts": calib_idx, "calls": 0 if cal_asker is None else cal_asker.calls}},
+              "calibration": {"pool_texts": calib_idx, "calls": cal_calls}},
     )
