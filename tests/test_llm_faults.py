@@ -45,7 +45,11 @@ def test_1000_matches_with_10pct_failures_and_5pct_unusable(make_server, job, tm
     texts, history, matches, pairs = job
     faults = Faults(rate_429=0.05, rate_500=0.05, rate_unusable=0.05, retry_after=0.02, seed=7)
     server = make_server(texts, history=history, faults=faults)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), concurrency=32, max_retries=10, max_reasks=5, **FAST)
+    # No hedges: the counts below are exact (a duplicate of a request slowed by a loaded machine would add one).
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), concurrency=32, max_retries=10, max_reasks=5,
+        hedges=0, **FAST,
+    )
     decisions = judge.compare(pairs)
     # Every decision recorded, and each is the recorded one.
     assert decisions == [m.outcome_a for m in matches]
