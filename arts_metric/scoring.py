@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import logit
 
 from arts_metric.config import ScoringConfig
 from arts_metric.inputs import (
@@ -110,34 +109,15 @@ def dry_run_placement(judge: Judge, config: ScoringConfig) -> None:
         place(stand_in, pool, ["newcomer"], method=method, **options)
 
 
-def _close_pair_delta(judge: Judge, pool: Any, sources: list[str], outputs: list[str]) -> np.ndarray | None:
-    """``arts_delta`` of (source, output) pairs from the judge's close-pair method.
-
-    ``judge.compare_close`` gives P(source harder than output), which reads both
-    texts (near-paraphrases differ by a few words, and the difference of two
-    absolute scores is then mostly noise). It becomes a difference on the
-    judge's latent scale, ``d = T * logit(p)``; the output is placed at the
-    source's latent score minus ``d`` (soft placement against the pool, as
-    :func:`arts_metric.placement.place_pointwise` places any text), and the delta
-    is the source's ``arts`` minus that. Its sign is the close-pair decision.
-    None when the judge has no such method (LLM judges)."""
-    from arts_metric.placement import pool_judge_scores
-
-    if not (isinstance(judge, PointwiseJudge) and callable(getattr(judge, "compare_close", None))
-            and hasattr(judge, "temperature")):
+def _p_output_easier(judge: Judge, sources: list[str], outputs: list[str]) -> list[float] | None:
+    """P(the output is easier than its source) from the judge's close-pair method
+    (the learned judge's ``compare_close``, which reads both texts: the words an
+    edit removed and added, for near-paraphrases whose absolute scores differ by
+    noise); None when the judge has no such method (LLM judges)."""
+    close = getattr(judge, "compare_close", None)
+    if not callable(close):
         return None
-    p = np.asarray(judge.compare_close(list(zip(sources, outputs))), dtype=float)
-    s_src = np.asarray(judge.score(sources), dtype=float)
-    diff = float(judge.temperature) * logit(np.clip(p, 1e-9, 1.0 - 1e-9))
-    pool_scores = pool_judge_scores(judge, pool)
-    delta = np.full(len(sources), np.nan)
-    step = max(1, 2_000_000 // max(len(pool_scores), 1))
-    for start in range(0, len(sources), step):
-        rows = slice(start, start + step)
-        src = judge.prob_harder(s_src[rows, None], pool_scores[None, :]).mean(axis=1)
-        out = judge.prob_harder((s_src[rows] - diff[rows])[:, None], pool_scores[None, :]).mean(axis=1)
-        delta[rows] = src - out
-    return delta
+    return [float(p) for p in close(list(zip(sources, outputs)))]
 
 
 def _stats_since(before: dict, after: dict) -> dict:
@@ -314,19 +294,17 @@ def score_texts(
         for f in formula_names:
             result[f"source_{f}"] = formula_values[f]["sources"]
         delta = src_arts - pred_arts
-        method = "scores"
-        # Whole-text pairs placed softly against every pool text: the close-pair
-        # method, where the judge has one, decides the delta's sign.
-        whole = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]
-                 and units[offsets["sources"] + i] == 1 and units[i] == 1]
-        if whole and placed["method"] == "exhaustive":
-            close = _close_pair_delta(judge_obj, pool_obj, [sources[i] for i in whole], [predictions[i] for i in whole])
-            if close is not None:
-                delta[whole] = close
-                method = "compare_close"
         result["arts_delta"] = delta
         result["arts_delta_mean"] = _mean(delta)
-        result["arts_delta_method"] = method
+        # The close-pair probability where the judge offers one: it reads both texts,
+        # so it orders near-paraphrases better than the difference of two scores.
+        both = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]]
+        p = _p_output_easier(judge_obj, [sources[i] for i in both], [predictions[i] for i in both]) if both else None
+        if p is not None:
+            p_easier = np.full(n, np.nan)
+            p_easier[both] = p
+            result["p_output_easier"] = p_easier
+            result["p_output_easier_mean"] = _mean(p_easier)
     if references is not None:
         ref_arts = part(arts, "references")
         per_prediction, start = [], 0

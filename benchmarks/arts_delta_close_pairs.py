@@ -1,13 +1,12 @@
-"""Does the learned judge's close-pair head (``compare_close``) make ``arts_delta``
-better on near-paraphrases? Prints both rules side by side, in one run.
+"""Does the learned judge's close-pair head (``compare_close``) order near-paraphrases
+better than ``arts_delta``? Prints both side by side, in one run.
 
-``arts_delta`` = ``source_arts - arts`` (positive = output easier). Two rules:
+What ``compute(predictions=outputs, sources=...)`` reports, compared on the sign:
 
-- **scores**: the difference of the two texts' own ARTS scores (the rule before
-  issue 11, and still the rule for LLM judges);
-- **compare_close** (what ``compute()`` now does with the learned judge): the
-  output is placed at the source's latent score minus the close-pair head's
-  difference ``T * logit(P(source harder))``, so the delta's sign is the head's.
+- **arts_delta** = ``source_arts - arts``: the difference of the two texts' own
+  ARTS scores (positive = output easier);
+- **p_output_easier**: the close-pair head's probability that the output is
+  easier than its source (right when > 0.5 and the source is the harder one).
 
 Pairs (built at run time from the ARTS data; no text is stored in the repository):
 
@@ -66,13 +65,13 @@ def _pairs(train, texts: list[str], parts: list[str]) -> np.ndarray:
     return train.minimal_pairs(texts, parts, candidates)
 
 
-def _deltas(texts: list[str], pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
-    """(scores rule, compute()'s rule, the rule compute() reported) for (source, simplified) pairs."""
+def _deltas(texts: list[str], pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(arts_delta, p_output_easier - 0.5) as compute() reports them for (source, simplified) pairs:
+    both positive when the output is found easier."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = score_texts([texts[j] for j in pairs[:, 1]], sources=[texts[i] for i in pairs[:, 0]], formulas=[])
-    scores = np.asarray(out["source_arts"]) - np.asarray(out["arts"])
-    return scores, np.asarray(out["arts_delta"]), out["arts_delta_method"]
+    return np.asarray(out["arts_delta"], dtype=float), np.asarray(out["p_output_easier"], dtype=float) - 0.5
 
 
 def _boot(values: np.ndarray, rng: np.random.Generator) -> str:
@@ -103,13 +102,12 @@ def main(argv: list[str] | None = None) -> int:
         texts += [r["text"] for r in rows]
         parts += [r["part"] for r in rows]
     proxy = _pairs(train, texts, parts)
-    scores, head, method = _deltas(texts, proxy)
+    scores, head = _deltas(texts, proxy)
     lines: list[str] = []
 
-    lines += [f"1. Proxy: {len(proxy)} minimal pairs of ARTS300/3000 (in sample); right = source judged harder; "
-              f"compute() reported arts_delta_method={method!r}",
-              f"   scores rule         {_boot(scores > 0, rng)}",
-              f"   compare_close rule  {_boot(head > 0, rng)}",
+    lines += [f"1. Proxy: {len(proxy)} minimal pairs of ARTS300/3000 (in sample); right = source judged harder",
+              f"   arts_delta > 0       {_boot(scores > 0, rng)}",
+              f"   p_output_easier > .5 {_boot(head > 0, rng)}",
               f"   difference          {_boot_diff(head > 0, scores > 0, rng)}   "
               f"(signs differ on {int(np.sum((head > 0) != (scores > 0)))} pairs)"]
 
@@ -124,18 +122,18 @@ def main(argv: list[str] | None = None) -> int:
                      "no human-judged near-paraphrase pair to test either rule on.")
     else:
         human = ratings_from_history(len(rows94), arts_data.load_history("arts94", "human", "majority", data_dir))
-        scores94, head94, _ = _deltas(texts94, pairs94)
+        scores94, head94 = _deltas(texts94, pairs94)
         human_delta = human[pairs94[:, 0]] - human[pairs94[:, 1]]  # positive = humans found the source harder
         agree = human_delta != 0
         lines.append(f"\n2. ARTS94 (held out): {len(pairs94)} minimal pairs")
-        for label, d in (("scores rule", scores94), ("compare_close rule", head94)):
+        for label, d in (("arts_delta", scores94), ("p_output_easier", head94)):
             same = np.sign(d[agree]) == np.sign(human_delta[agree])
             lines.append(f"   {label:19s} same sign as humans {_boot(same, rng)}; "
                          f"Spearman with human delta {spearmanr(d, human_delta)[0]:+.3f}")
     print("\n".join(lines))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "arts_delta_close_pairs.md").write_text(
-        "# arts_delta on near-paraphrases: scores rule vs compare_close\n\n"
+        "# Near-paraphrases: arts_delta vs p_output_easier (compare_close)\n\n"
         "Printed by `benchmarks/arts_delta_close_pairs.py` (see its docstring for the pairs and caveats).\n\n"
         "```\n" + "\n".join(lines) + "\n```\n", encoding="utf-8")
     print(f"\n{time.time() - t0:.0f} s")

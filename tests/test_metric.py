@@ -140,6 +140,19 @@ def test_sources_give_delta(metric):
     assert "source_fkgl" in out and out["arts_delta_mean"] == pytest.approx(np.mean(out["arts_delta"]))
 
 
+def test_near_paraphrase_gets_the_close_pair_probability_and_delta_stays_the_difference(metric):
+    source = "The committee postponed its decision until the auditors had reviewed the accounts."
+    light = "The committee delayed its decision until the auditors had checked the accounts."
+    out = metric.compute(predictions=[light, PLAIN], sources=[source, HARD])
+    # arts_delta is always the difference of the two reported scores, near-paraphrase or not
+    for i in range(2):
+        assert out["arts_delta"][i] == pytest.approx(out["source_arts"][i] - out["arts"][i], abs=1e-12)
+    # the learned judge's close-pair head reads both texts: P(output easier than its source)
+    assert len(out["p_output_easier"]) == 2 and all(0.0 <= p <= 1.0 for p in out["p_output_easier"])
+    assert out["p_output_easier"][1] > 0.5  # a plain sentence is easier than a legal one
+    assert out["p_output_easier_mean"] == pytest.approx(np.mean(out["p_output_easier"]))
+
+
 def test_human_scores_correlation_is_signed(metric):
     texts = [
         "I like cats.",

@@ -76,8 +76,9 @@ Returns:
     (lists; FRE is higher = easier; None where a formula is undefined),
     n_formula_undefined, units (pieces per text), judge_calls, invalid, judge,
     pool, placement; with sources: source_arts, source_arts_elo,
-    source_<formula>, arts_delta (positive = output easier), arts_delta_mean,
-    arts_delta_method; with references: reference_arts, reference_arts_mean;
+    source_<formula>, arts_delta (source_arts - arts: positive = output easier),
+    arts_delta_mean, p_output_easier and its mean (learned judge: P(output
+    easier than its source) from its close-pair method); with references: reference_arts, reference_arts_mean;
     with human_scores: correlation. Undefined values are None.
 Examples:
     >>> arts = evaluate.load("arts")

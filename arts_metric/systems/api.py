@@ -194,9 +194,9 @@ def _leaderboard(
     nan = np.full(k, np.nan)
     table: dict[str, Any] = {"system": list(entries.names), "kind": list(entries.kinds)}
     table["n"] = (~np.isnan(scores.values["arts"])).sum(axis=0) if scores is not None else np.full(k, n)
-    measures = ["arts", "arts_delta"]
+    measures = ["arts", "arts_delta", "p_output_easier"]
     if scores is not None:
-        measures += [m for m in scores.values if m not in ("arts", "arts_elo", "arts_delta")]
+        measures += [m for m in scores.values if m not in ("arts", "arts_elo", *measures)]
     for m in measures:
         values = scores.values.get(m) if scores is not None else None
         if values is None:
@@ -216,7 +216,8 @@ def _leaderboard(
     df = pd.DataFrame(table)
     # column order: identity, ARTS, head-to-head, then formulas and humans
     first = ["system", "kind", "n", "arts_mean", "arts_mean_low", "arts_mean_high", "arts_delta_mean",
-             "arts_delta_mean_low", "arts_delta_mean_high", "rating", "rating_low", "rating_high", "win_rate"]
+             "arts_delta_mean_low", "arts_delta_mean_high", "p_output_easier_mean", "p_output_easier_mean_low",
+             "p_output_easier_mean_high", "rating", "rating_low", "rating_high", "win_rate"]
     df = df[first + [c for c in df.columns if c not in first]]
     key = "arts_mean" if df["arts_mean"].notna().any() else "rating"
     df = df.sort_values(key, kind="stable", na_position="last").reset_index(drop=True)

@@ -82,6 +82,9 @@ def score_entries(entries: Entries, config: ScoringConfig) -> PoolScores:
     if sources is not None:
         values["arts_delta"] = table("arts_delta")
         harder["arts_delta"] = False
+        if "p_output_easier" in res:  # judges with a close-pair method (the learned judge)
+            values["p_output_easier"] = table("p_output_easier")
+            harder["p_output_easier"] = False
     for name in config.formulas:
         values[name] = table(name)
         harder[name] = HIGHER_IS_HARDER[name]

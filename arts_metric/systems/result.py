@@ -18,6 +18,7 @@ import pandas as pd
 _MD_INTERVALS = (
     ("arts_mean", "ARTS mean [95% CI]"),
     ("arts_delta_mean", "ARTS delta [95% CI]"),
+    ("p_output_easier_mean", "P(easier than source) [95% CI]"),
     ("rating", "rating [95% CI]"),
 )
 
@@ -72,6 +73,7 @@ class SystemComparison:
     ----------
     leaderboard : one row per system or reference set, simplest first: ``rank, system,
         kind, n, arts_mean, arts_mean_low, arts_mean_high, arts_delta_mean(_low/_high),
+        p_output_easier_mean(_low/_high) (judges with a close-pair method),
         rating, rating_low, rating_high, win_rate``, each formula's ``<f>_mean(_low/_high)``
         and ``human_mean`` when human scores were given.
     pairwise : one row per pair (``system_a`` simpler in the leaderboard): ``n``,
@@ -96,7 +98,7 @@ class SystemComparison:
         """The leaderboard as a Markdown table (what ``arts compare`` prints)."""
         lb = self.leaderboard
         formulas = [c[: -len("_mean")] for c in lb.columns if c.endswith("_mean") and c not in
-                    ("arts_mean", "arts_delta_mean", "human_mean")]
+                    ("arts_mean", "arts_delta_mean", "p_output_easier_mean", "human_mean")]
         shown = [(c, h) for c, h in _MD_INTERVALS if lb[c].notna().any()]
         head = ["rank", "system", "n"] + [h for _, h in shown]
         if lb["win_rate"].notna().any():
