@@ -94,16 +94,17 @@ def test_flags_are_the_scoring_settings():
     """`arts score` flags map onto ScoringConfig fields and placement_options; a flag not
     given keeps the config's default."""
     from arts_metric.cli import build_parser
-    from arts_metric.commands.score import SETTING_FLAGS, config_from_args
+    from arts_metric.commands.score import PLACEMENT_FLAGS
+    from arts_metric.commands.settings import SETTING_FLAGS, config_from_args
     from arts_metric.config import ScoringConfig
 
     parser = build_parser()
-    assert config_from_args(parser.parse_args(["score", "in.txt"])) == ScoringConfig()
+    assert config_from_args(parser.parse_args(["score", "in.txt"]), PLACEMENT_FLAGS) == ScoringConfig()
     args = parser.parse_args([
         "score", "-", "--pool", "arts94", "--formulas", "smog,ARI", "--long-texts", "whole", "--chunk-chars", "90",
         "--split-above", "500", "--placement", "mle", "--budget", "8", "--seed", "2", "--data-dir", "/d", "--judge", "learned",
     ])
-    assert config_from_args(args) == ScoringConfig(
+    assert config_from_args(args, PLACEMENT_FLAGS) == ScoringConfig(
         pool="arts94", formulas=("smog", "ari"), long_texts="whole", chunk_chars=90, split_above=500,
         placement="mle", placement_options={"budget": 8, "seed": 2}, data_dir="/d",
     )

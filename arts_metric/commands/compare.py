@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
-from arts_metric.commands.score import SETTING_FLAGS
-from arts_metric.config import ScoringConfig
+from arts_metric.commands.settings import add_setting_flags, config_from_args
 from arts_metric.textio import read_labelled_rows
 
 
@@ -48,13 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what a higher human score means (default harder)")
     p.add_argument("--field", default="text", help="text field of .jsonl/.csv inputs (default text)")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if needed)")
-    for name, type_ in SETTING_FLAGS.items():
-        default = ScoringConfig.default(name)
-        shown = "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
-        p.add_argument(
-            "--" + name.replace("_", "-"), type=type_, default=None, choices=ScoringConfig.choices(name),
-            help=ScoringConfig.help(name).replace("%", "%%") + shown,
-        )
+    add_setting_flags(p)
     p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo placement")
     p.add_argument("--views", default="pool,head_to_head",
                    help="comma-separated: pool, head_to_head (default both); an LLM judge's head-to-head costs "
@@ -142,12 +135,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {out} exists and is not a folder")
-    settings = {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name) is not None}
-    options = {"budget": args.budget} if args.budget is not None else {}
-    try:
-        config = ScoringConfig.from_settings(settings, placement_options=options)
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
+    config = config_from_args(args, placement_flags=("budget",))
     systems = _systems(args.system, args.field)
     sources = _texts(args.sources, args.field, "--sources") if args.sources else None
     references = None

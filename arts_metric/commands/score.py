@@ -18,13 +18,10 @@ import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
-from arts_metric.config import ScoringConfig
+from arts_metric.commands.settings import add_setting_flags, config_from_args
 from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows
 
 BATCH = 256
-#: ScoringConfig settings given as flags (``--long-texts`` for ``long_texts``), and their types.
-SETTING_FLAGS = {"pool": str, "judge": str, "formulas": str, "long_texts": str, "chunk_chars": int,
-                 "split_above": int, "placement": str, "data_dir": str}
 #: Flags that become placement_options.
 PLACEMENT_FLAGS = ("budget", "target_width", "level", "opponents", "seed")
 
@@ -40,13 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="a .txt, .jsonl or .csv file, or - for stdin")
     p.add_argument("--out", "-o", help="output file (.jsonl, .json or .csv; default: JSON lines on stdout)")
     p.add_argument("--field", default="text", help="name of the text field in .jsonl/.csv input (default: text)")
-    for name, type_ in SETTING_FLAGS.items():
-        default = ScoringConfig.default(name)
-        shown = "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
-        p.add_argument(
-            "--" + name.replace("_", "-"), type=type_, default=None, choices=ScoringConfig.choices(name),
-            help=ScoringConfig.help(name).replace("%", "%%") + shown,
-        )
+    add_setting_flags(p)
     p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo (default ceil(2 log2 N))")
     p.add_argument("--target-width", type=float, default=None, help="adaptive: stop when the interval is this narrow (default 0.1)")
     p.add_argument("--level", type=float, default=None, help="interval level (default 0.95)")
@@ -108,16 +99,6 @@ def check_out(path: str) -> None:
         out.unlink(missing_ok=True)  # created only to check; written when the scores are ready
 
 
-def config_from_args(args: argparse.Namespace) -> ScoringConfig:
-    """The flags as a :class:`ScoringConfig` (a flag not given keeps the setting's default)."""
-    settings = {name: getattr(args, name) for name in SETTING_FLAGS if getattr(args, name) is not None}
-    options = {name: getattr(args, name) for name in PLACEMENT_FLAGS if getattr(args, name) is not None}
-    try:
-        return ScoringConfig.from_settings(settings, placement_options=options)
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
-
-
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -125,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.llm.runner import EndpointError
     from arts_metric.scoring import score_texts
 
-    config = config_from_args(args)
+    config = config_from_args(args, PLACEMENT_FLAGS)
     formulas = config.formulas
     if args.out:
         check_out(args.out)
