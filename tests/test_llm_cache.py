@@ -117,3 +117,45 @@ def test_unwritable_cache_dir_warns_and_judges_without_cache(tmp_path):
         with pytest.warns(RuntimeWarning, match="cache unavailable"):
             assert judge.compare([("first text", "second text")]) == [0.0]  # the shorter text is easier
         assert server.chat_requests == 1
+
+
+def test_other_model_or_prompt_version_asks_again_the_same_judge_does_not(tmp_path, monkeypatch):
+    """End to end through the HTTP server: a cached answer is reused only by the same
+    model, prompt version and sampling; any of them changed sends the requests again."""
+    from llm_server import ReplayServer
+
+    from arts_metric.judges import get_judge
+    from arts_metric.llm import prompts
+
+    texts = ["A short one.", "A somewhat longer second sentence.", "The third and by far the longest sentence here."]
+    pairs = [(texts[0], texts[1]), (texts[2], texts[0]), (texts[1], texts[2])]
+    cache = str(tmp_path / "cache")
+
+    def new_requests(spec: str, **options) -> tuple[int, list]:
+        before = server.chat_requests
+        judge = get_judge(f"{spec}@{server.base_url}", cache_dir=cache, progress=False, **options)
+        try:
+            answers = judge.compare(pairs)
+        finally:
+            judge.close()
+        return server.chat_requests - before, answers
+
+    with ReplayServer(texts) as server:
+        sent, answers = new_requests("openai:m")
+        assert sent >= len(pairs) and answers == [0.0, 1.0, 0.0]  # the longer text is the harder one
+        assert new_requests("openai:m") == (0, answers)  # same model, prompt and sampling: all cached
+        assert new_requests("openai:m2") == (sent, answers)  # another model
+        assert new_requests("openai:m", temperature=0.5)[0] == sent  # other sampling
+        # A new release of the pairwise prompt with the same wording (only its version changes).
+        manifest = {**prompts._manifest(), "arts_pairwise": {**prompts._manifest()["arts_pairwise"], "version": "v2"}}
+        try:
+            with monkeypatch.context() as patched:
+                patched.setattr(prompts, "_manifest", lambda: manifest)
+                prompts.load_template.cache_clear()
+                assert prompts.load_template("arts_pairwise").version.startswith("arts_pairwise/v2:")
+                assert new_requests("openai:m") == (sent, answers)
+                assert new_requests("openai:m") == (0, answers)
+        finally:
+            prompts.load_template.cache_clear()
+        assert prompts.load_template("arts_pairwise").version.startswith("arts_pairwise/v1:")
+        assert new_requests("openai:m") == (0, answers)  # the v1 answers are still there for v1

@@ -1,0 +1,141 @@
+"""Long texts score the length-weighted mean of their units (issue 15, found by a
+planted bug: units weighted equally passed the whole suite).
+
+A judge of known per-unit difficulty scores a document cut into units of
+clearly different lengths (one long hard sentence, short easy ones); ``arts``,
+``arts_elo``, the per-text interval and the mean's interval must be the
+length-weighted values. A small pool of its own: no ARTS data needed.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pytest
+
+from arts_metric.config import ScoringConfig
+from arts_metric.elo import rating_of_expected_score
+from arts_metric.judges.base import Judge, PointwiseJudge
+from arts_metric.placement import place, system_interval
+from arts_metric.pool import Pool
+from arts_metric.segment import chunk_text
+from arts_metric.units import place_texts
+
+HARD = ("Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
+        "interlocutory determination regarding proportionality remained fundamentally contestable.")
+EASY = ["The dog ran.", "It was fun.", "We sat down.", "The sun set.", "I ate soup.", "He slept."]
+DOC = " ".join([HARD, *EASY])
+CHUNKS = dict(chunk_chars=30, split_above=100)  # the easy sentences pack two by two; HARD stays alone
+POOL_SIZE = 20
+
+
+def _units() -> list[str]:
+    return chunk_text(DOC, **CHUNKS)
+
+
+def _difficulty() -> dict[str, float]:
+    """Known latent difficulty of every text the judges see (pool text j: j; units: chosen)."""
+    units = _units()
+    known = {f"pool text {j}": float(j) for j in range(POOL_SIZE)}
+    known.update(zip(units, (17.5, 1.5, 6.5, 3.5)))  # the long unit is hard, the short ones easy
+    known[EASY[0]] = 2.0  # a second, short text (left out of the mean by n_mean=1)
+    return known
+
+
+class KnownScoreJudge(PointwiseJudge):
+    """Pointwise: a text's score is its known difficulty; P(harder) is 1, 0 or 1/2 (a tie)."""
+
+    name = "known-score"
+
+    def __init__(self, difficulty: dict[str, float]) -> None:
+        super().__init__()
+        self.difficulty = difficulty
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([self.difficulty[t] for t in texts])
+
+    def prob_harder(self, score_a, score_b):
+        return np.where(score_a > score_b, 1.0, np.where(score_a < score_b, 0.0, 0.5))
+
+
+class KnownPairJudge(Judge):
+    """Pairwise and deterministic: P(a harder) = logistic(difficulty(a) - difficulty(b)),
+    the same answer for the same pair whenever and with whatever else it is asked."""
+
+    name = "known-pair"
+    preferred_batch = None
+
+    def __init__(self, difficulty: dict[str, float]) -> None:
+        super().__init__()
+        self.difficulty = difficulty
+
+    def compare(self, pairs):
+        d = self.difficulty
+        return [float(1.0 / (1.0 + np.exp(d[b] - d[a]))) for a, b in pairs]
+
+
+@pytest.fixture(scope="module")
+def pool() -> Pool:
+    ids = [str(j) for j in range(POOL_SIZE)]
+    return Pool(name="toy", ids=ids, ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+                texts=[f"pool text {j}" for j in range(POOL_SIZE)])
+
+
+def _weights() -> np.ndarray:
+    return np.array([len(u) for u in _units()], dtype=float)
+
+
+def test_the_document_is_cut_into_units_of_clearly_different_lengths():
+    units = _units()
+    assert units[0] == HARD and len(units) == 4
+    assert len(units[0]) > 4 * max(len(u) for u in units[1:])
+
+
+def test_pointwise_scores_are_the_length_weighted_means_of_the_units(pool):
+    judge = KnownScoreJudge(_difficulty())
+    config = ScoringConfig(**CHUNKS)
+    placed = place_texts([DOC], judge, pool, config)
+    assert placed["units"] == [4]
+    # A unit of difficulty s beats the pool texts below s: its ARTS score is their share.
+    unit_arts = np.array([17.5 + 0.5, 1.5 + 0.5, 6.5 + 0.5, 3.5 + 0.5]) / POOL_SIZE
+    w = _weights()
+    expected = np.average(unit_arts, weights=w)
+    assert expected == pytest.approx(0.70, abs=0.01) and unit_arts.mean() == pytest.approx(0.3875)  # equal weights
+    assert placed["arts"][0] == pytest.approx(expected, abs=1e-12)
+    unit_elo = rating_of_expected_score(pool.ratings, unit_arts)
+    assert placed["arts_elo"][0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-9)
+    # One document, no sampling (a pointwise judge against every pool text): the mean's
+    # interval is the document's own weighted score.
+    assert placed["mean_interval"] == pytest.approx((expected, expected), abs=1e-9)
+    # Each unit placed alone scores what the weights were applied to.
+    alone = [place_texts([u], judge, pool, config)["arts"][0] for u in _units()]
+    assert alone == pytest.approx(list(unit_arts), abs=1e-12)
+
+
+def test_sampled_placement_weights_scores_and_intervals_by_unit_length(pool):
+    """A pairwise judge placed by MLE: every unit gets an interval; the document's
+    ``arts``, ``arts_elo``, interval and mean interval are the length-weighted ones."""
+    difficulty = _difficulty()
+    config = ScoringConfig(**CHUNKS, placement="mle", placement_options={"budget": 12})
+    placed = place_texts([DOC, EASY[0]], KnownPairJudge(difficulty), pool, config, n_mean=1)
+    units = _units()
+    w = _weights()
+    # A unit's placement depends on the unit alone: place each by itself.
+    alone = [place_texts([u], KnownPairJudge(difficulty), pool, config) for u in units]
+    unit_arts = np.array([a["arts"][0] for a in alone])
+    unit_elo = np.array([a["arts_elo"][0] for a in alone])
+    unit_iv = np.array([a["arts_interval"][0] for a in alone])
+    assert unit_arts[0] > 0.7 > 0.5 > unit_arts[1:].max()  # the long unit is the hard one
+    assert placed["arts"][0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-9)
+    assert placed["arts_elo"][0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-6)
+    assert placed["arts_interval"][0] == pytest.approx(np.average(unit_iv, axis=0, weights=w), abs=1e-9)
+    assert abs(placed["arts"][0] - unit_arts.mean()) > 0.1  # equal weights would be far off
+
+    # The mean's interval (n_mean=1: the document only) draws each unit from its own
+    # distribution and weights the draws by length.
+    result = place(KnownPairJudge(difficulty), pool, [*units, EASY[0]], method="mle", budget=12)
+    by_length = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[list(w)])
+    equal = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[[1.0] * 4])
+    assert placed["mean_interval"] == pytest.approx(by_length, abs=1e-9)
+    assert abs(by_length[0] - equal[0]) > 0.05 and abs(by_length[1] - equal[1]) > 0.05
