@@ -19,7 +19,7 @@ from arts_metric.config import ScoringConfig
 from arts_metric.elo import ratings_from_history
 from arts_metric.judges import UNANSWERED, Judge, get_judge
 from arts_metric.llm.cache import CACHE_FILE, JudgmentCache
-from arts_metric.llm.runner import _read_completion
+from arts_metric.llm.protocol import read_completion as _read_completion
 from arts_metric.llm.strategies import PairwiseStrategy
 from arts_metric.placement import place
 from arts_metric.pool import pool_from_rows

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.build.lock import BuildInProgressError
     from arts_metric.build.specs import redact
     from arts_metric.data import ARTSDataNotFoundError
-    from arts_metric.llm.runner import EndpointError
+    from arts_metric.llm.protocol import EndpointError
     from arts_metric.schedule import load_schedule
 
     secrets: list[str] = []

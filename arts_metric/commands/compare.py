@@ -129,7 +129,7 @@ def read_human_file(path: str, names: list[str], n_inputs: int) -> dict[str, lis
 
 def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
-    from arts_metric.llm.runner import EndpointError
+    from arts_metric.llm.protocol import EndpointError
     from arts_metric.systems import compare_systems
 
     out = Path(args.out)

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from arts_metric.data import ARTSDataNotFoundError
-    from arts_metric.llm.runner import EndpointError
+    from arts_metric.llm.protocol import EndpointError
     from arts_metric.scoring import score_texts
 
     config = config_from_args(args, PLACEMENT_FLAGS)

@@ -56,7 +56,8 @@ from arts_metric.llm.endpoint import (
     sanitize_url,
 )
 from arts_metric.llm.options import ALIASES, LLMOptions
-from arts_metric.llm.runner import EndpointHealth, Item, Outcome, RunReport, RunSettings, Session, run_sync
+from arts_metric.llm.protocol import EndpointHealth, Item, Outcome, RunReport, RunSettings
+from arts_metric.llm.runner import Session, run_sync
 from arts_metric.llm.strategies import (
     LISTWISE,
     PAIRWISE,

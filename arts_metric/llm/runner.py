@@ -38,139 +38,35 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import email.utils
 import random
 import sqlite3
 import sys
 import time
 import warnings
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Literal, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
-from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import JudgmentCache
-from arts_metric.llm.endpoint import Endpoint
-from arts_metric.llm.options import LLMOptions
 from arts_metric.llm.parsing import UnusableAnswer
+from arts_metric.llm.protocol import (  # noqa: F401 (EndpointError, retry_after_seconds: re-exported)
+    FATAL_STATUS,
+    EndpointError,
+    EndpointHealth,
+    Item,
+    Outcome,
+    RunReport,
+    RunSettings,
+    backoff_delay,
+    read_completion,
+    retry_after_seconds,
+    short_error,
+)
 
 T = TypeVar("T")
 
-MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is capped (and the item retried later)
 HEDGE_FACTOR = 3.0  # a request slower than this times the 90th percentile of answered ones gets a duplicate
 HEDGE_FLOOR = 1.0  # seconds: never duplicate a request sooner
 HEDGE_SAMPLES = 16  # answered requests needed before the automatic delay is trusted
-_FATAL_STATUS = {401: "authentication failed", 403: "permission denied", 404: "not found"}
-
-
-class EndpointError(RuntimeError):
-    """The endpoint cannot serve this job at all (bad key, unknown model, unreachable)."""
-
-
-@dataclass
-class Item:
-    """One question for the model."""
-
-    key: str
-    messages: list[dict[str, str]]
-    parse: Callable[[str], Any]
-    texts: tuple[str, ...]
-    max_tokens: int
-
-
-Status = Literal["ok", "invalid", "failed", "skipped"]
-
-
-@dataclass
-class Outcome:
-    """What became of an item: ``ok`` (``value`` is the parsed answer), ``invalid``
-    (unusable after every re-ask), ``failed`` (transport errors), ``skipped`` (budget)."""
-
-    status: Status
-    value: Any = None
-    answer: str | None = None
-    cached: bool = False
-    error: str | None = None
-
-
-@dataclass
-class RunSettings:
-    """Everything :func:`run_items` needs besides the items. The transport options
-    (concurrency, timeout, retries, re-asks, backoff, cache) are read from ``options``."""
-
-    endpoint: Endpoint
-    strategy: str
-    prompt_version: str
-    params: dict[str, Any]  # sampling parameters sent with every request (None values omitted)
-    budget: Budget
-    options: LLMOptions = field(default_factory=LLMOptions)
-    progress: bool = True  # the options' progress bar, unless the judge is kept quiet
-    desc: str = "judging"
-    health: "EndpointHealth | None" = None  # shared by a judge's sessions; None = this run's own
-
-
-@dataclass
-class EndpointHealth:
-    """Whether a judge ever got an answer, from its endpoint or from the cache
-    (kept across its sessions: a late failure is then a failure, not a dead endpoint)."""
-
-    answered: bool = False
-
-
-@dataclass
-class RunReport:
-    """Counters of one run (unique items)."""
-
-    items: int = 0  # items given, repeats included
-    unique: int = 0  # distinct keys among them: what the counters below count
-    cached: int = 0  # answered from the cache, no request
-    requests: int = 0  # HTTP requests sent (retries and re-asks included)
-    retried: int = 0  # transport retries (429, 5xx, timeouts, connection errors, replies without an answer)
-    hedged: int = 0  # duplicates sent for slow requests (also in ``requests``)
-    reasked: int = 0  # extra asks after an unusable answer
-    invalid: int = 0  # unusable after every re-ask (cached as such)
-    failed: int = 0  # transport errors after every retry (not cached)
-    skipped: int = 0  # not asked: the budget was reached (not cached)
-    prompt_tokens: int = 0  # as the endpoint reported them
-    completion_tokens: int = 0
-    cost_usd: float = 0.0  # US dollars, when prices were given
-    seconds: float = 0.0  # wall time of the run
-    stopped: str | None = None  # the budget limit that stopped the run, if any
-    errors: list[str] = field(default_factory=list)  # the first few transport errors
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000.0)
-        value = headers.get("retry-after")
-    except (AttributeError, TypeError, ValueError):
-        return None
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None, rng: random.Random) -> float:
-    """Exponential backoff with full jitter; never shorter than ``Retry-After``
-    (plus up to 25% jitter so that throttled requests do not return in a herd)."""
-    delay = rng.uniform(0.0, min(cap, base * 2 ** (attempt - 1)))
-    if retry_after is not None:
-        ra = min(retry_after, MAX_RETRY_AFTER)
-        delay = max(delay, ra * rng.uniform(1.0, 1.25))
-    return delay
 
 
 def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
@@ -508,13 +404,13 @@ class Session:
             except openai.APIStatusError as exc:
                 s.budget.release(res)
                 status = exc.status_code
-                if status in _FATAL_STATUS:
+                if status in FATAL_STATUS:
                     hint = " (does the base URL end in /v1, and does the server serve this model?)" if status == 404 else ""
                     raise EndpointError(
-                        f"{ep.display_url} answered HTTP {status} ({_FATAL_STATUS[status]}) "
-                        f"for model {ep.model!r}{hint}: {_short_error(exc, ep.api_key)}"
+                        f"{ep.display_url} answered HTTP {status} ({FATAL_STATUS[status]}) "
+                        f"for model {ep.model!r}{hint}: {short_error(exc, ep.api_key)}"
                     ) from None
-                error = f"HTTP {status}: {_short_error(exc, ep.api_key)}"
+                error = f"HTTP {status}: {short_error(exc, ep.api_key)}"
                 if status == 400 and "max_completion_tokens" in error and "max_tokens" in sent_params:
                     # Newer OpenAI models take the same cap under another name: rename (once, for
                     # every later request too), ask again.
@@ -525,7 +421,7 @@ class Session:
                     return "failed", error  # a 400/422 will not get better by asking again
                 retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
             else:
-                pt, ct, text, missing = _read_completion(completion)
+                pt, ct, text, missing = read_completion(completion)
                 s.budget.settle(res, pt, ct)
                 r.prompt_tokens += int(pt or 0)
                 r.completion_tokens += int(ct or 0)
@@ -544,38 +440,3 @@ class Session:
             r.retried += 1
             self._bar.set_postfix(_postfix(r), refresh=False)
             await asyncio.sleep(backoff_delay(attempt, o.backoff_base, o.backoff_max, retry_after, self._rng))
-
-
-def _read_completion(data: Any) -> tuple[int | None, int | None, str | None, str]:
-    """``(prompt_tokens, completion_tokens, text, why)`` from a chat-completion JSON body.
-
-    ``text`` is the model's answer (an empty string is an answer, if an unusable
-    one; a refusal is the model's answer too), or None when the reply carries
-    none (no ``choices``, ``content: null``): a server fault, described by ``why``.
-    """
-    if not isinstance(data, dict):
-        return None, None, None, "not a JSON object"
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    pt = pt if isinstance(pt, int) else None
-    ct = ct if isinstance(ct, int) else None
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return pt, ct, None, "no choices"
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        return pt, ct, None, "no message"
-    if isinstance(message.get("content"), str):
-        return pt, ct, message["content"], ""
-    if isinstance(message.get("refusal"), str):
-        return pt, ct, message["refusal"], ""
-    finish = choices[0].get("finish_reason")
-    return pt, ct, None, "content: null" + (f", finish_reason {finish!r}" if finish else "")
-
-
-def _short_error(exc: Exception, api_key: str | None = None) -> str:
-    msg = getattr(exc, "message", None) or str(exc)
-    if api_key:  # some servers echo the key they were sent; it must not reach errors or logs
-        msg = str(msg).replace(api_key, "<api key>")
-    msg = " ".join(str(msg).split())
-    return msg if len(msg) <= 200 else msg[:197] + "..."
