@@ -199,3 +199,192 @@ def test_bradley_terry_rejects_bad_counts():
         fit_bradley_terry(np.array([[0.0, -1.0], [1.0, 0.0]]))
     with pytest.raises(ValueError, match="prior_sd"):
         fit_bradley_terry(np.zeros((2, 2)), prior_sd=0.0)
+
+
+# -- Placing newcomers against a frozen pool (issue 15: these had no fast test of their own) --
+
+from scipy.optimize import minimize_scalar  # noqa: E402
+
+from arts_metric.elo import (  # noqa: E402
+    FIT_SLOPES,
+    MIN_FIT_DECISIONS,
+    bt_loglik,
+    bt_loglik_rows,
+    elo_sequences,
+    fit_mle,
+    mle_rating,
+    profile_slope,
+    rating_of_expected_score,
+    rating_of_position,
+)
+from arts_metric.pool import Pool  # noqa: E402
+
+_C = np.log(10.0) / 400.0
+POOL = np.array([1100.0, 1150.0, 1180.0, 1200.0, 1210.0, 1240.0, 1300.0, 1330.0])
+
+
+def _map_rating(opp, outcomes, slope=1.0, prior_mean=1200.0, prior_sd=400.0, weights=None):
+    """The MAP rating by brute force: P(win) = logistic(slope * c * (R - opp)), R ~ N(mean, sd)."""
+    opp, s = np.asarray(opp, float), np.asarray(outcomes, float)
+    w = np.ones_like(s) if weights is None else np.asarray(weights, float)
+    keep = ~np.isnan(s)
+
+    def neg(r):
+        p = np.clip(1.0 / (1.0 + np.exp(-slope * _C * (r - opp[keep]))), 1e-300, 1.0)
+        q = np.clip(1.0 - p, 1e-300, 1.0)
+        return -(w[keep] * (s[keep] * np.log(p) + (1 - s[keep]) * np.log(q))).sum() + (r - prior_mean) ** 2 / (2 * prior_sd**2)
+
+    r = minimize_scalar(neg, bounds=(prior_mean - 4000, prior_mean + 4000), method="bounded",
+                        options={"xatol": 1e-7}).x
+    h = 1e-3
+    curvature = (neg(r + h) - 2 * neg(r) + neg(r - h)) / h**2
+    return r, 1.0 / np.sqrt(curvature)
+
+
+def test_elo_sequences_is_run_elo_against_frozen_opponents():
+    opp = np.array([[1100.0, 1300.0, 1250.0, 1180.0], [1330.0, 1150.0, 1200.0, 1210.0]])
+    outcomes = np.array([[1.0, 0.0, np.nan, 1.0], [0.0, 0.3, 1.0, np.nan]])
+    got = elo_sequences(1200.0, opp, outcomes, k=24.0)
+    for row in range(2):
+        start = np.r_[1200.0, opp[row]]
+        matches = [(0, t + 1, None if np.isnan(s) else s) for t, s in enumerate(outcomes[row])]
+        frozen = [False] + [True] * 4
+        assert got[row] == pytest.approx(run_elo(5, matches, k=24.0, start=start, frozen=frozen)[0], abs=1e-9)
+    assert elo_sequences(1234.0, opp, np.full((2, 4), np.nan)) == pytest.approx([1234.0, 1234.0])
+
+
+def test_rating_of_position_inverts_the_share_of_the_pool_below():
+    pool = Pool(name="p", ids=[str(i) for i in range(len(POOL))], ratings=POOL[::-1])  # any order
+    positions = np.linspace(0.0, 1.0, 41)
+    ratings = rating_of_position(POOL[::-1], positions)
+    assert np.all(np.diff(ratings) >= 0) and ratings[0] < POOL.min() and ratings[-1] > POOL.max()
+    np.testing.assert_allclose(pool.arts_of_rating(ratings), positions, atol=1.0 / len(POOL))
+    # exactly k pool texts below: halfway between the k-th and (k+1)-th rating
+    assert rating_of_position(POOL, [3 / 8])[0] == pytest.approx((1180.0 + 1200.0) / 2)
+    gap = (POOL.max() - POOL.min()) / len(POOL)
+    assert rating_of_position(POOL, [0.0, 1.0]) == pytest.approx([POOL.min() - gap, POOL.max() + gap])
+    assert np.isnan(rating_of_position(POOL, [np.nan])[0])
+    flat = rating_of_position(np.full(4, 1200.0), [0.0, 1.0])  # a pool of equal ratings: 1 point apart
+    assert flat == pytest.approx([1199.0, 1201.0])
+    # ties at either end still span the pool's range (a gap of range / N beyond each end)
+    for tied in ([1100.0, 1200.0, 1200.0, 1200.0], [1100.0, 1100.0, 1100.0, 1200.0]):
+        assert rating_of_position(np.array(tied), [0.0, 1.0]) == pytest.approx([1075.0, 1225.0])
+
+
+def test_rating_of_expected_score_is_the_rating_with_that_mean_expected_score():
+    shares = np.array([[0.001, 0.1, 0.37], [0.5, 0.8, 0.999]])
+    ratings = rating_of_expected_score(POOL, shares)
+    assert ratings.shape == shares.shape
+    achieved = expected_score(ratings[..., None], POOL).mean(axis=-1)
+    np.testing.assert_allclose(achieved, shares, rtol=1e-6)
+    assert np.all(np.diff(ratings.ravel()) > 0)
+    assert np.isnan(rating_of_expected_score(POOL, [np.nan, 0.5])[0])
+    # a pool of one rating: the logit of the share on the Elo scale
+    assert rating_of_expected_score([1200.0, 1200.0], [10 / 11])[0] == pytest.approx(1600.0)
+    assert np.isfinite(rating_of_expected_score(POOL, [0.0, 1.0])).all()  # clipped, not infinite
+
+
+def test_mle_rating_is_the_map_rating_with_its_curvature_se():
+    opp = np.array([1100.0, 1300.0, 1250.0, 1180.0, 1330.0, 1150.0])
+    outcomes = np.array([[1.0, 0.0, 1.0, 1.0, np.nan, 0.4], [0.0, 0.0, 1.0, 0.0, 0.0, 1.0]])
+    weights = np.array([[1.0, 2.0, 0.5, 1.0, 1.0, 1.0], [1.0] * 6])
+    r, se = mle_rating(opp, outcomes, weights=weights, prior_mean=1210.0, prior_sd=150.0)
+    for row in range(2):
+        want_r, want_se = _map_rating(opp, outcomes[row], prior_mean=1210.0, prior_sd=150.0, weights=weights[row])
+        assert r[row] == pytest.approx(want_r, abs=1e-3) and se[row] == pytest.approx(want_se, rel=1e-3)
+    # a weight of 0 drops a match; rows are fitted on their own
+    dropped = mle_rating(opp[:5], outcomes[1:, :5])[0]
+    assert mle_rating(opp, outcomes[1:], weights=[[1, 1, 1, 1, 1, 0]])[0] == pytest.approx(dropped, abs=1e-6)
+    assert mle_rating(opp, outcomes)[0][1] == pytest.approx(mle_rating(opp, outcomes[1:])[0][0], abs=1e-9)
+    # all wins: finite, above every opponent, and further up under a weaker prior
+    wins = np.ones((1, 6))
+    assert opp.max() < mle_rating(opp, wins)[0][0] < mle_rating(opp, wins, prior_sd=4000.0)[0][0] < 1e4
+    for sd in (400.0, 1500.0):  # still the exact MAP far out in the tail
+        want_r, want_se = _map_rating(opp, wins[0], prior_sd=sd)
+        r, se = mle_rating(opp, wins, prior_sd=sd)
+        assert r[0] == pytest.approx(want_r, abs=1e-3) and se[0] == pytest.approx(want_se, rel=1e-3)
+
+
+def test_bt_loglik_is_the_bernoulli_log_likelihood():
+    r = np.array([1200.0, 1300.0])
+    opp = np.array([[1100.0, 1250.0, 1400.0], [1300.0, 1200.0, 1000.0]])
+    s = np.array([[1.0, 0.0, np.nan], [0.25, 1.0, 0.0]])
+    p = expected_score(r[:, None], opp)
+    want = np.nansum(s * np.log(p) + (1 - s) * np.log(1 - p), axis=1)
+    np.testing.assert_allclose(bt_loglik_rows(r, opp, s), want, rtol=1e-12)
+    assert bt_loglik(r, opp, s) == pytest.approx(want.sum(), rel=1e-12)
+
+
+def _steep_results(slope: float, n: int, m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Results of ``n`` newcomers against ``m`` pool opponents each, from a judge ``slope`` times
+    surer than the pool's Elo differences say."""
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(POOL.min(), POOL.max(), n)
+    opp = rng.choice(POOL, size=(n, m))
+    p = 1.0 / (1.0 + np.exp(-slope * _C * (truth[:, None] - opp)))
+    return truth, opp, (rng.random((n, m)) < p).astype(float)
+
+
+def test_profile_slope_finds_a_steep_judge_and_needs_twenty_results():
+    _, opp, outcomes = _steep_results(8.0, 40, 12)
+    found = profile_slope(POOL, opp, outcomes)
+    assert found in FIT_SLOPES and 4.0 <= found <= 16.0
+    # the likelihood profile peaks there
+    center = POOL.mean()
+    lls = []
+    for b in FIT_SLOPES:
+        opp_b = center + b * (opp - center)
+        lls.append(bt_loglik(mle_rating(opp_b, outcomes, prior_mean=center)[0], opp_b, outcomes))
+    assert found == FIT_SLOPES[int(np.argmax(lls))]
+    # a judge that is never wrong: the steepest slope, from exactly 20 results; 19 are not enough
+    opp20 = np.tile(np.linspace(1150.0, 1290.0, 10), (2, 1))
+    sure = (np.array([[1215.0], [1225.0]]) > opp20).astype(float)
+    assert profile_slope(POOL, opp20, sure) == FIT_SLOPES[-1]
+    sure[0, 0] = np.nan
+    assert profile_slope(POOL, opp20, sure) == 1.0
+    _, opp1, flat = _steep_results(1.0, 40, 12, seed=1)
+    assert profile_slope(POOL, opp1, flat) <= 2.0  # a judge as sure as the pool's scale
+
+
+def test_fit_mle_with_a_given_slope_is_the_map_rating_on_the_stretched_scale():
+    _, opp, outcomes = _steep_results(4.0, 3, 10)
+    outcomes[1, 3] = np.nan
+    center = POOL.mean()
+    for slope in ("elo", 4.0, 0.5):
+        b = 1.0 if slope == "elo" else slope
+        r, se, slopes = fit_mle(POOL, opp, outcomes, slope=slope, prior_sd=300.0)
+        assert np.all(slopes == b)
+        for row in range(3):
+            # R ~ N(center, sd / b): the prior is on the stretched rating
+            want_r, want_se = _map_rating(opp[row], outcomes[row], slope=b, prior_mean=center, prior_sd=300.0 / b)
+            assert r[row] == pytest.approx(want_r, abs=1e-3) and se[row] == pytest.approx(want_se, rel=1e-3)
+
+
+def test_fit_mle_fits_each_newcomers_slope_from_its_own_results():
+    _, opp, outcomes = _steep_results(16.0, 4, 24)
+    short = outcomes.copy()
+    short[0, MIN_FIT_DECISIONS - 1:] = np.nan  # one decision short of a slope of its own
+    short[1, MIN_FIT_DECISIONS:] = np.nan  # just enough
+    r, se, slopes = fit_mle(POOL, opp, short)
+    assert slopes[0] == 1.0 and slopes[2] > 2.0 and slopes[3] > 2.0
+    for row in range(4):  # the chosen slope is the one under which the row's results are likeliest
+        if row > 0:
+            ll = {b: _loglik_under_slope(b, opp[row:row + 1], short[row:row + 1]) for b in FIT_SLOPES}
+            assert slopes[row] == max(ll, key=ll.get)
+    alone = fit_mle(POOL, opp[2:3], short[2:3])
+    assert (r[2], se[2], slopes[2]) == pytest.approx((alone[0][0], alone[1][0], alone[2][0]))
+    for bad in ("steep", 0.0, -2.0):
+        with pytest.raises(ValueError, match="slope must be"):
+            fit_mle(POOL, opp, outcomes, slope=bad)
+
+
+def _loglik_under_slope(b: float, opp: np.ndarray, s: np.ndarray) -> float:
+    """Log-likelihood of results at their MAP rating when the pool's scale is stretched ``b`` times."""
+    center = POOL.mean()
+    opp_b = center + b * (opp - center)
+    return float(bt_loglik_rows(mle_rating(opp_b, s, prior_mean=center)[0], opp_b, s)[0])
+
+
+def test_bradley_terry_rejects_a_batch_of_non_square_tables():
+    with pytest.raises(ValueError, match=r"wins must be \(\.\.\., n, n\), got shape \(2, 3, 4\)"):
+        fit_bradley_terry(np.zeros((2, 3, 4)))
