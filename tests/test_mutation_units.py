@@ -69,8 +69,10 @@ class KnownPairJudge(Judge):
     def __init__(self, difficulty: dict[str, float]) -> None:
         super().__init__()
         self.difficulty = difficulty
+        self.asked: list[tuple[str, str]] = []
 
     def compare(self, pairs):
+        self.asked.extend(pairs)
         d = self.difficulty
         return [float(1.0 / (1.0 + np.exp(d[b] - d[a]))) for a, b in pairs]
 
@@ -139,3 +141,93 @@ def test_sampled_placement_weights_scores_and_intervals_by_unit_length(pool):
     equal = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[[1.0] * 4])
     assert placed["mean_interval"] == pytest.approx(by_length, abs=1e-9)
     assert abs(by_length[0] - equal[0]) > 0.05 and abs(by_length[1] - equal[1]) > 0.05
+
+
+class LosingJudge(KnownScoreJudge):
+    """:class:`KnownScoreJudge` asked once per text (``calls_per_score = 1``) that gets no
+    answer at all for the texts in ``lost`` and an unusable one (NaN) for those in ``invalid``."""
+
+    name = "losing"
+    calls_per_score = 1
+
+    def __init__(self, difficulty, lost=(), invalid=()) -> None:
+        super().__init__(difficulty)
+        self.lost, self.invalid = set(lost), set(invalid)
+        self.scored: list[str] = []
+
+    def score_status(self, texts):
+        self.scored.extend(texts)
+        scores = np.array([np.nan if t in self.invalid or t in self.lost else self.difficulty[t] for t in texts])
+        return scores, np.array([t in self.lost for t in texts], dtype=bool)
+
+
+def _share_below(s: float) -> float:
+    return (np.floor(s) + 1) / POOL_SIZE  # pool scores 0..19; s is never an integer here
+
+
+def test_units_without_a_usable_answer_leave_the_others_and_lost_ones_leave_the_text_unscored(pool):
+    units = _units()
+    other = "A plain short text."
+    difficulty = {**_difficulty(), other: 9.5}
+    config = ScoringConfig(**CHUNKS)
+    # One unusable unit (an answer, but none usable): the text scores from the other three.
+    judge = LosingJudge(difficulty, invalid={units[2]})
+    placed = place_texts([DOC, other], judge, pool, config)
+    keep = [0, 1, 3]
+    want = np.average([_share_below(difficulty[units[i]]) for i in keep], weights=_weights()[keep])
+    assert placed["arts"] == pytest.approx([want, 0.5], abs=1e-12)
+    assert not placed["incomplete"].any() and placed["invalid"] == 1 and placed["failed"] == 0
+    # One unit with no answer at all: that text gets no score and is incomplete; the other
+    # keeps its own, and the mean's interval is the other text's alone.
+    judge = LosingJudge(difficulty, lost={units[1]})
+    placed = place_texts([DOC, other], judge, pool, config)
+    assert np.isnan(placed["arts"][0]) and np.isnan(placed["arts_elo"][0])
+    assert placed["incomplete"].tolist() == [True, False] and placed["failed"] == 1
+    assert placed["arts"][1] == pytest.approx(0.5) and placed["mean_interval"] == pytest.approx((0.5, 0.5))
+
+
+def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has_them(pool):
+    units = _units()
+    judge = LosingJudge(_difficulty())
+    placed = place_texts([DOC, DOC, units[0]], judge, pool, ScoringConfig(**CHUNKS))
+    assert sorted(t for t in judge.scored if not t.startswith("pool text")) == sorted(units)
+    assert placed["calls_per_text"] == [4, 4, 1] and placed["units"] == [4, 4, 1]
+    assert placed["arts"][0] == placed["arts"][1] and placed["arts"][2] == pytest.approx(_share_below(17.5))
+    assert placed["method"] == "exhaustive"
+
+
+def test_whole_texts_and_short_texts_are_one_unit(pool):
+    difficulty = {**_difficulty(), DOC: 12.5}
+    whole = place_texts([DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(**CHUNKS, long_texts="whole"))
+    assert whole["units"] == [1] and whole["arts"][0] == pytest.approx(_share_below(12.5))
+    short = ScoringConfig(chunk_chars=30, split_above=len(DOC))  # not longer than split_above: whole
+    assert place_texts([DOC], KnownScoreJudge(difficulty), pool, short)["units"] == [1]
+
+
+def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
+    units = _units()
+    judge = KnownScoreJudge({**_difficulty(), units[0][:100]: 17.5})
+    judge.max_chars = 100
+    with pytest.warns(UserWarning, match=r"texts\[0\]: a unit of 171 characters was cut to 100"):
+        placed = place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS), label="texts")
+    # the cut unit weighs what the judge read
+    w = np.array([100.0, *[len(u) for u in units[1:]]])
+    unit_arts = [_share_below(s) for s in (17.5, 1.5, 6.5, 3.5)]
+    assert placed["arts"][0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-12)
+
+
+def test_mean_interval_of_the_first_n_mean_texts(pool):
+    other = "A plain short text."
+    judge = KnownScoreJudge({**_difficulty(), other: 9.5})
+    placed = place_texts([other, DOC], judge, pool, ScoringConfig(**CHUNKS), n_mean=1)
+    assert placed["mean_interval"] == pytest.approx((0.5, 0.5))
+    both = place_texts([other, DOC], judge, pool, ScoringConfig(**CHUNKS))["mean_interval"]
+    assert both[0] == pytest.approx(placed["arts"].min()) and both[1] == pytest.approx(placed["arts"].max())
+
+
+def test_a_pool_without_its_texts_fails_before_any_judge_call():
+    texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
+    judge = KnownPairJudge(_difficulty())
+    with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
+        place_texts([DOC], judge, texts_missing, ScoringConfig(**CHUNKS, placement="mle"))
+    assert judge.asked == []
