@@ -231,3 +231,50 @@ def test_a_pool_without_its_texts_fails_before_any_judge_call():
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
         place_texts([DOC], judge, texts_missing, ScoringConfig(**CHUNKS, placement="mle"))
     assert judge.asked == []
+
+
+class SoftScoreJudge(KnownScoreJudge):
+    """Pointwise with a soft ``prob_harder`` (logistic in the score difference)."""
+
+    name = "soft-score"
+
+    def prob_harder(self, score_a, score_b):
+        return 1.0 / (1.0 + np.exp(-(np.asarray(score_a) - np.asarray(score_b))))
+
+
+def test_a_pointwise_judge_against_every_pool_text_samples_nothing_so_reports_no_interval(pool):
+    """Placed against every pool text, a unit's score is exact (not sampled): no per-text
+    interval, and the mean's interval of one text is its score, however unsure the judge."""
+    placed = place_texts(texts=[DOC], judge=SoftScoreJudge(_difficulty()), pool=pool, config=ScoringConfig(**CHUNKS))
+    assert placed["arts_interval"] is None
+    assert placed["mean_interval"] == pytest.approx((placed["arts"][0],) * 2, abs=1e-12)
+
+
+def test_shipped_pool_scores_need_no_pool_texts():
+    """A pool that ships the judge's scores of its texts (as the built-in pools do for the
+    learned judge) places texts without reading the pool's texts."""
+    judge = KnownScoreJudge(_difficulty())
+    shipped = Pool(name="not-a-pool", ids=[str(j) for j in range(POOL_SIZE)],
+                   ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+                   judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)})
+    placed = place_texts([DOC], judge, shipped, ScoringConfig(**CHUNKS))
+    assert placed["arts"][0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
+    assert shipped.texts is None
+
+
+def test_a_unit_exactly_as_long_as_the_judge_reads_is_not_cut(pool):
+    import warnings
+
+    judge = KnownScoreJudge(_difficulty())
+    judge.max_chars = len(_units()[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS))
+
+
+def test_the_cut_warning_points_at_the_caller(pool):
+    judge = KnownScoreJudge({**_difficulty(), _units()[0][:100]: 17.5})
+    judge.max_chars = 100
+    with pytest.warns(UserWarning, match="was cut to 100") as caught:
+        place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS))
+    assert caught[0].filename == __file__
