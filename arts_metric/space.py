@@ -3,7 +3,8 @@
 A metric Space holds the ``evaluate`` module script named after the Space
 (``arts.py`` for a Space called ``arts``), a ``README.md`` whose YAML header
 configures the Space (here: the repository's ``metric_card.md``), the Gradio
-``app.py``, the package itself and a ``requirements.txt``.
+``app.py`` with the files it shows (:data:`APP_FILES`: the example inputs and
+the measured agreement tables), the package itself and a ``requirements.txt``.
 
 The package ships inside the folder as ``arts_metric/``, unpacked from the
 wheel built from this checkout (:func:`build_wheel`): no index serves
@@ -52,6 +53,11 @@ def _front_matter(text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+#: Files and folders of a checkout that ``app.py`` reads, copied to the same relative paths in the Space.
+APP_FILES = ("examples", "benchmarks/results/arts94_metrics.md", "benchmarks/results/learned_judge_accuracy.md")
+#: Extras of the package that ``app.py`` needs beyond the Gradio of the Space's SDK (``plot``: its figures).
+APP_EXTRAS = ("plot",)
+
 #: Files of a checkout that a wheel is built from (beside the ``arts_metric`` package).
 BUILD_FILES = ("pyproject.toml", "README.md", "LICENSE")
 
@@ -87,19 +93,29 @@ def build_wheel(out_dir: str | os.PathLike, source: str | os.PathLike | None = N
     return wheel
 
 
-def runtime_requirements(wheel: str | os.PathLike) -> list[str]:
-    """The wheel's ``Requires-Dist`` entries outside any extra (its runtime dependencies, with their ranges)."""
+def runtime_requirements(wheel: str | os.PathLike, extras: tuple[str, ...] = ()) -> list[str]:
+    """The wheel's ``Requires-Dist`` entries outside any extra (its runtime dependencies, with
+    their ranges), then those of ``extras`` without their ``extra == ...`` marker."""
     with zipfile.ZipFile(wheel) as z:
         meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
         lines = z.read(meta).decode("utf-8").splitlines()
-    return [line.split(":", 1)[1].strip() for line in lines
-            if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    entries = [line.split(":", 1)[1].strip() for line in lines if line.startswith("Requires-Dist:")]
+    core = [e for e in entries if "extra ==" not in e]
+    wanted = []
+    for extra in extras:
+        marker = re.compile(rf"""^(.*?);\s*extra\s*==\s*["']{re.escape(extra)}["']\s*$""")
+        found = [m.group(1).strip() for m in map(marker.match, entries) if m]
+        if not found:
+            raise ValueError(f"the wheel {Path(wheel).name} declares no extra {extra!r}")
+        wanted += found
+    return core + [r for r in wanted if r not in core]
 
 
 def requirements_txt(requirements: list[str], version: str = __version__) -> str:
     """``requirements.txt`` of the Space: the runtime dependencies of the package."""
     return (
-        f"# Runtime dependencies of arts-metric {version} (from its wheel's metadata). The package itself is\n"
+        f"# Runtime dependencies of arts-metric {version} and of its app's extras {', '.join(APP_EXTRAS)} (from its\n"
+        "# wheel's metadata; gradio comes with the Space's SDK). The package itself is\n"
         "# the arts_metric/ folder beside this file, unpacked from that wheel: a Space installs this file\n"
         "# before its other files are copied in, so it cannot point at a file of the Space.\n"
         + "".join(f"{r}\n" for r in requirements)
@@ -113,8 +129,9 @@ def assemble_space(
     overwrite: bool = False,
 ) -> Path:
     """Write the Space folder: ``<name>.py`` (module script), ``README.md`` (from
-    ``metric_card.md``), ``app.py``, ``arts_metric/`` (the package, unpacked from
-    the wheel built from ``source``) and ``requirements.txt`` (its runtime dependencies).
+    ``metric_card.md``), ``app.py`` and the files it shows (:data:`APP_FILES`),
+    ``arts_metric/`` (the package, unpacked from the wheel built from ``source``) and
+    ``requirements.txt`` (its runtime dependencies and the app's extras, :data:`APP_EXTRAS`).
 
     ``name`` is the Space's name and so the script's (default: the folder's
     name). ``source`` is the checkout with ``metric_card.md``, ``app.py`` and the
@@ -131,6 +148,9 @@ def assemble_space(
         if not f.is_file():
             raise ValueError(f"{f} not found: publish-space needs a source checkout with metric_card.md and app.py "
                              "(pass source=... / --source)")
+    missing = [rel for rel in APP_FILES if not (root / rel).exists()]
+    if missing:
+        raise ValueError(f"{root} lacks {', '.join(missing)}, which app.py shows (pass source=... / --source)")
     card_text = card.read_text(encoding="utf-8")
     meta = _front_matter(card_text)
     if meta.get("app_file", "app.py") != "app.py" or "sdk" not in meta:
@@ -143,13 +163,21 @@ def assemble_space(
         shutil.rmtree(out / "arts_metric", ignore_errors=True)
         with zipfile.ZipFile(wheel) as z:
             z.extractall(out, [m for m in z.namelist() if m.startswith("arts_metric/")])
-        requirements = runtime_requirements(wheel)
+        requirements = runtime_requirements(wheel, APP_EXTRAS)
     script = out / "arts_metric" / "evaluate_module" / "arts.py"
     if not script.is_file():
         raise ValueError(f"the wheel built from {root} has no module script arts_metric/evaluate_module/arts.py")
     shutil.copyfile(script, out / f"{name}.py")
     (out / "README.md").write_text(card_text, encoding="utf-8")
     shutil.copyfile(app, out / "app.py")
+    for rel in APP_FILES:
+        target = out / rel
+        if (root / rel).is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(root / rel, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / rel, target)
     (out / "requirements.txt").write_text(requirements_txt(requirements), encoding="utf-8")
     return out
 

@@ -1,28 +1,364 @@
-"""The Gradio app builds without a server and scores pasted texts."""
+"""The Space's Gradio app (app.py), served as a Space serves it.
+
+One server per module: ``arts publish-space`` assembles a Space folder and
+``python app.py`` runs there (its own copy of the package, examples and agreement
+tables), on 127.0.0.1 at the port given by ``GRADIO_SERVER_PORT``. Real headless
+Chromium opens every tab, enters or uploads the example inputs, clicks and checks
+that results and figures appear (screenshots under each test's temporary folder);
+``gradio_client`` checks that every tab's function returns the numbers of the
+package's API called directly. LLM judges: offered only when an endpoint is
+configured, tested in-process against the real HTTP test server.
+"""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import gradio as gr
+import pandas as pd
 import pytest
+from gradio_client import Client, handle_file
+
+from arts_metric.data import load_pool_rows
+from arts_metric.scoring import score_texts
+from arts_metric.space import assemble_space
+from arts_metric.systems import compare_systems
+from arts_metric.textio import read_rows
+from llm_server import ReplayServer
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SECRETS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ARTS_LLM_MODELS")
+SLOW = 240_000  # ms: the machine is shared; scoring on a busy CPU can take a while
 
 
-def _load_app():
-    spec = importlib.util.spec_from_file_location("arts_app", Path(__file__).resolve().parent.parent / "app.py")
+def _load_app(path: Path = REPO / "app.py"):
+    spec = importlib.util.spec_from_file_location("arts_app", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_app_builds_and_scores():
+def _lines(path: Path) -> list[str]:
+    return [r["text"] for r in read_rows(path)]
+
+
+def _pairs() -> tuple[list[str], list[str]]:
+    with open(EXAMPLES / "pairs.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))[1:]
+    return [a for a, _ in rows], [b for _, b in rows]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``python app.py`` in a Space folder assembled by ``arts publish-space``; yields its URL."""
+    space = assemble_space(tmp_path_factory.mktemp("space") / "arts")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in SECRETS and k not in ("PYTHONPATH", "GRADIO_SERVER_NAME")}
+    env.update(GRADIO_SERVER_PORT=str(port), GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+               GRADIO_TEMP_DIR=str(tmp_path_factory.mktemp("gradio")))
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=space, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    output: list[str] = []
+    threading.Thread(target=lambda: output.extend(proc.stdout), daemon=True).start()  # never blocks the test
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 600
+    while not any(f"Running on local URL:  {url}" in line for line in output):
+        assert proc.poll() is None, "app.py exited:\n" + "".join(output)[-3000:]
+        assert time.monotonic() < deadline, "app.py did not start:\n" + "".join(output)[-3000:]
+        time.sleep(0.5)
+    yield {"url": url, "space": space, "output": output}
+    proc.terminate()
+    proc.wait(timeout=30)
+    # Bad input is a message to the visitor, not an exception of the app's (Gradio itself logs
+    # a traceback when it refuses a value outside a menu's choices).
+    log = "".join(output)
+    assert f'File "{space / "app.py"}"' not in log and "app.py\", line" not in log, log[-3000:]
+
+
+@pytest.fixture(scope="module")
+def client(server, tmp_path_factory):
+    return Client(server["url"], verbose=False, download_files=str(tmp_path_factory.mktemp("downloads")))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: apt-get install chromium (scripts/install.sh does)"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server["url"])
+    page.get_by_role("tab", name="Score texts").wait_for(timeout=SLOW)
+    yield page
+    page.close()
+
+
+def _shot(page, tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 20_000
+
+
+def _plot_shown(page, elem_id: str) -> None:
+    img = page.locator(f"#{elem_id} img")
+    img.wait_for(timeout=SLOW)
+    assert page.evaluate(f"document.querySelector('#{elem_id} img').naturalWidth") > 300
+
+
+# --------------------------------------------------------------------------- in the browser
+
+def test_score_tab_in_the_browser(page, tmp_path):
+    texts = _lines(EXAMPLES / "texts.txt")
+    assert page.get_by_label("Judge").count() == 0  # no endpoint configured: no judge choice at all
+    box = page.locator("#texts textarea")
+    box.fill("\n".join(texts))
+    _shot(page, tmp_path, "score-before")
+    page.get_by_role("button", name="Score", exact=True).click()
+    page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
+    _plot_shown(page, "score-plot")
+    table = page.locator("#score-table")
+    for text in texts:
+        assert table.get_by_text(text).count() >= 1
+    assert page.get_by_text("higher = easier").count() >= 1  # the legend: FRE the other way round
+    _shot(page, tmp_path, "score")
+
+
+def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
+    originals, simplified = _pairs()
+    page.get_by_role("tab", name="Original vs simplification").click()
+    page.locator("#originals textarea").fill("")
+    page.locator("#pairs-file input[type=file]").set_input_files(str(EXAMPLES / "pairs.csv"))
+    page.wait_for_function("document.querySelector('#originals textarea').value.length > 0", timeout=SLOW)
+    assert page.locator("#originals textarea").input_value() == "\n".join(originals)
+    assert page.locator("#simplifications textarea").input_value() == "\n".join(simplified)
+    page.get_by_role("button", name="Compare pairs").click()
+    page.locator("#pairs-summary", has_text="simplifications easier").wait_for(timeout=SLOW)
+    _plot_shown(page, "pairs-plot")
+    table = page.locator("#pairs-table")
+    colours = table.locator(".body-cell").evaluate_all(  # Gradio 6 draws the table as div cells
+        "cells => cells.map(c => [c.innerText.trim(), getComputedStyle(c).backgroundColor])")
+    verdicts = {}
+    for text, colour in colours:
+        if text in ("easier", "harder"):
+            verdicts.setdefault(text, set()).add(colour)
+    # pairs.csv has one simplification that is harder; both verdict columns are coloured
+    assert verdicts == {"easier": {"rgb(200, 236, 201)"}, "harder": {"rgb(248, 201, 196)"}}, colours
+    _shot(page, tmp_path, "pairs")
+
+
+def test_an_error_names_the_line_and_shows_no_traceback(page, tmp_path):
+    page.get_by_role("tab", name="Original vs simplification").click()
+    page.locator("#originals textarea").fill("The cat sat.\nThe dog barked loudly.\nBirds sing.")
+    page.locator("#simplifications textarea").fill("The cat sat.\n\nBirds sing.")
+    page.get_by_role("button", name="Compare pairs").click()
+    page.get_by_text("Line 2: the simplification is empty").wait_for(timeout=SLOW)
+    assert page.get_by_text("Traceback").count() == 0
+    _shot(page, tmp_path, "pairs-error")
+
+
+def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
+    compare = EXAMPLES / "compare"
+    page.get_by_role("tab", name="Compare systems").click()
+    page.locator("#sources-file input[type=file]").set_input_files(str(compare / "sources.txt"))
+    page.locator("#system-files input[type=file]").set_input_files([str(compare / "light.txt"),
+                                                                     str(compare / "strong.txt")])
+    page.wait_for_function("document.querySelector('#sources-file').textContent.includes('sources') && "
+                           "['light', 'strong'].every(n => "
+                           "document.querySelector('#system-files').textContent.includes(n))", timeout=SLOW)
+    page.get_by_role("button", name="Compare systems").click()
+    page.locator("#leaderboard table").wait_for(timeout=SLOW)
+    rows = page.locator("#leaderboard tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator("td").nth(1).inner_text() == "strong"  # simplest first
+    assert page.locator("#leaderboard", has_text="ARTS mean [95% CI]").count() == 1
+    assert page.locator("#pairwise tbody tr").count() == 1
+    _plot_shown(page, "compare-plot")
+    downloads = page.locator("#downloads").text_content()
+    for name in ("leaderboard", "pairwise", "win_rates", "per_output"):  # Gradio shows "leaderboard .csv"
+        assert name in downloads, downloads
+    _shot(page, tmp_path, "systems")
+
+
+def test_about_tab_shows_agreement_citation_and_card(page, tmp_path):
+    page.get_by_role("tab", name="About").click()
+    agreement = page.locator("#agreement")
+    agreement.get_by_text("learned judge (learned-1, learned:v1)").wait_for(timeout=SLOW)
+    assert agreement.locator("table tbody tr").count() >= 5
+    assert page.locator("#cite", has_text="@inproceedings{engelmann-etal-2024-arts").count() == 1
+    page.get_by_text("The metric card").click()
+    page.locator("#card", has_text="Metric Card for ARTS").wait_for(timeout=SLOW)
+    _shot(page, tmp_path, "about")
+
+
+# --------------------------------------------------------------------------- the API: same numbers as the package
+
+def _records(table: dict) -> pd.DataFrame:
+    return pd.DataFrame(table["data"], columns=table["headers"])
+
+
+def test_score_api_returns_the_package_numbers(client):
+    texts = _lines(EXAMPLES / "texts.txt")
+    table, plot, summary = client.predict("\n".join(texts), "arts3000", ["fkgl", "fre"], "learned", api_name="/score")
+    got = _records(table)
+    want = score_texts(texts, formulas=["fkgl", "fre"])
+    assert list(got.columns) == ["line", "arts", "arts_elo", "fkgl", "fre", "text"]
+    assert list(got["text"]) == texts and list(got["line"]) == list(range(1, len(texts) + 1))
+    for key in ("arts", "arts_elo", "fkgl", "fre"):
+        assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
+    assert f"{want['arts_mean']:.3f}" in summary
+    assert plot["type"] == "matplotlib" and plot["plot"].startswith("data:image/")
+
+
+def test_pairs_api_returns_the_package_numbers(client):
+    originals, simplified = _pairs()
+    table, plot, summary = client.predict("\n".join(originals), "\n".join(simplified), "arts300", "learned",
+                                          api_name="/compare_pairs")
+    got = _records(table)
+    want = score_texts(simplified, sources=originals, formulas=["fkgl"], pool="arts300")
+    for key in ("source_arts", "arts", "arts_delta", "p_output_easier", "source_fkgl", "fkgl"):
+        assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
+    assert list(got["ARTS verdict"]) == ["easier" if p > 0.5 else "harder" for p in want["p_output_easier"]]
+    assert list(got["FKGL verdict"]) == ["easier" if s > o else "harder" for s, o in zip(want["source_fkgl"], want["fkgl"])]
+    assert "harder" in list(got["ARTS verdict"]) and "easier" in list(got["ARTS verdict"])
+    assert f"{want['arts_delta_mean']:+.3f}" in summary and "arts300" in summary
+    assert plot["plot"].startswith("data:image/")
+
+
+def test_systems_api_returns_the_package_numbers(client):
+    compare = EXAMPLES / "compare"
+    board_md, plot, pairwise_md, board, files = client.predict(
+        handle_file(str(compare / "sources.txt")),
+        [handle_file(str(compare / "light.txt")), handle_file(str(compare / "strong.txt"))],
+        "gentle, bold", "arts3000", ["pool", "head_to_head"], "learned", api_name="/compare_systems")
+    want = compare_systems({"gentle": _lines(compare / "light.txt"), "bold": _lines(compare / "strong.txt")},
+                           sources=_lines(compare / "sources.txt"))
+    got = _records(board)
+    assert list(got["system"]) == list(want.leaderboard["system"]) == ["bold", "gentle"]
+    for key in ("arts_mean", "arts_mean_low", "arts_mean_high", "arts_delta_mean", "p_output_easier_mean",
+                "rating", "rating_low", "rating_high", "win_rate"):
+        assert list(got[key]) == pytest.approx(list(want.leaderboard[key]), abs=1e-9), key
+    assert board_md.endswith(want.to_markdown().strip()) and pairwise_md == want.pairwise_markdown().strip()
+    by_name = {Path(f).name: Path(f) for f in files}
+    assert sorted(by_name) == ["leaderboard.csv", "pairwise.csv", "per_output.csv", "win_rates.csv"]
+    downloaded = pd.read_csv(by_name["pairwise.csv"])
+    assert list(downloaded["p_value"]) == pytest.approx(list(want.pairwise["p_value"]), abs=1e-12)
+    assert len(pd.read_csv(by_name["per_output.csv"])) == 2 * len(_lines(compare / "sources.txt"))
+    assert plot["plot"].startswith("data:image/")
+
+
+def test_api_errors_name_the_line(client, tmp_path):
+    with pytest.raises(Exception, match=r"Line 3: the original is empty"):
+        client.predict("a b c.\nd e f.\n\ng h.", "a.\nd.\nx.\ng.", "arts3000", "learned", api_name="/compare_pairs")
+    with pytest.raises(Exception, match=r"originals have 2 lines but the simplifications have 3"):
+        client.predict("a.\nb.", "a.\nb.\nc.", "arts3000", "learned", api_name="/compare_pairs")
+    with pytest.raises(Exception, match=r"2001 texts: this Space scores at most 2000 per click"):
+        client.predict("\n".join(f"Text {i}." for i in range(2001)), "arts3000", [], "learned", api_name="/score")
+    short = tmp_path / "short.txt"
+    short.write_text("Only one.\nTwo.\n", encoding="utf-8")
+    with pytest.raises(Exception, match=r"'short' has 2"):
+        client.predict(handle_file(str(EXAMPLES / "compare" / "sources.txt")),
+                       [handle_file(str(EXAMPLES / "compare" / "light.txt")), handle_file(str(short))],
+                       "", "arts3000", ["pool"], "learned", api_name="/compare_systems")
+    blank = tmp_path / "blank.txt"
+    blank.write_text("One.\n\nThree.\n", encoding="utf-8")
+    with pytest.raises(Exception, match=r"blank.txt line 2: blank line"):
+        client.predict(None, [handle_file(str(blank))], "", "arts3000", ["pool"], "learned",
+                       api_name="/compare_systems")
+
+
+def test_api_offers_only_the_configured_judges_and_builtin_pools(client):
+    """Visitors choose from menus, but the API takes any string: a path or a URL must not get
+    through (Gradio checks the menus' choices; the app checks again, see the in-process test)."""
+    refused = r"not in the list of choices|Unknown (pool|judge)"
+    with pytest.raises(Exception, match=refused):
+        client.predict("The cat sat.", "/etc/passwd", [], "learned", api_name="/score")
+    with pytest.raises(Exception, match=refused):
+        client.predict("The cat sat.", "arts3000", [], "openai:m@http://127.0.0.1:9/v1", api_name="/score")
+    with pytest.raises(Exception, match=refused):
+        client.predict("The cat sat.", "arts3000", [], "history:/etc/passwd", api_name="/compare_pairs")
+
+
+def test_long_inputs_report_progress(client):
+    texts = [f"Sentence number {i} says that the {w} committee met on day {i % 28 + 1}."
+             for i, w in ((i, ("small", "large", "municipal", "federal")[i % 4]) for i in range(600))]
+    job = client.submit("\n".join(texts), "arts3000", [], "learned", api_name="/score")
+    progress = []
+    while not job.done():
+        status = job.status()
+        if status.progress_data:
+            progress += [(p.desc, p.index, p.length) for p in status.progress_data]
+        time.sleep(0.05)
+    assert len(_records(job.result()[0])) == 600
+    assert any(length and length > 1 for _, _, length in progress), progress  # the learned judge's batches
+
+
+# --------------------------------------------------------------------------- LLM judges: only when configured
+
+def test_llm_judges_appear_only_when_the_owner_configures_an_endpoint():
     app = _load_app()
-    demo = app.build_app()
-    assert isinstance(demo, gr.Blocks)
-    table, summary = app.score("The dog ran.\nThe lessee shall indemnify the lessor hereunder.", "arts3000", ["fkgl"], True)
-    assert list(table.columns) == ["text", "arts", "arts_elo", "fkgl"]
-    assert table["arts"].iloc[0] < table["arts"].iloc[1]
-    assert "mean ARTS" in summary
-    with pytest.raises(gr.Error):
-        app.score("   \n  ", "arts3000", [], True)
+    assert app.configured_judges({}) == ["learned"]
+    assert app.configured_judges({"OPENAI_API_KEY": "k"}) == ["learned", "openai:gpt-4o-mini"]
+    assert app.configured_judges({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ARTS_LLM_MODELS": "a, b"}) == [
+        "learned", "openai:a", "openai:b"]
+
+
+def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capfd):
+    """An endpoint in the environment (a Space's secrets) adds its judge; the key and the URL
+    appear nowhere in the page's configuration or in the output, and a click is scored by it."""
+    secret = "sk-test-never-shown-4711"
+    srv = ReplayServer([r["text"] for r in load_pool_rows("arts94", data_dir)], api_key=secret)
+    url = srv.start()
+    try:
+        for k in SECRETS:
+            monkeypatch.delenv(k, raising=False)
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", secret)
+        monkeypatch.setenv("ARTS_LLM_MODELS", "replay")
+        monkeypatch.setenv("ARTS_DATA_DIR", str(data_dir))
+        monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
+        app = _load_app()
+        demo = app.build_app()
+        config = json.dumps(demo.get_config_file(), default=str)
+        assert secret not in config and url not in config and "replay" in config
+        judge = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown) and b.label == "Judge")
+        assert judge.visible and [c[0] for c in judge.choices] == ["learned", "openai:replay"]
+        texts = "The dog ran.\nNotwithstanding the foregoing, the lessee shall indemnify the lessor hereunder."
+        styled, _, summary = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
+        assert srv.chat_requests > 0 and "openai:replay" in summary
+        table = styled.data
+        assert table["arts"].between(0, 1).all() and table["arts"].iloc[0] < table["arts"].iloc[1]
+        with pytest.raises(gr.Error, match="Unknown judge"):
+            app.score("The dog ran.", "arts94", [], "openai:gpt-4o", progress=lambda *a, **k: None)
+        with pytest.raises(gr.Error, match="Unknown pool"):
+            app.score("The dog ran.", "/etc/passwd", [], "learned", progress=lambda *a, **k: None)
+        with pytest.raises(gr.Error, match="line 3 is not valid Unicode"):  # no browser sends this; a script can
+            app.score("Fine text.\n\nBroken \ud800 text.", "arts94", [], "learned", progress=lambda *a, **k: None)
+        message = app.hide_endpoint(f"openai:replay: {url}/chat/completions unreachable (key {secret})")
+        assert url not in message and secret not in message and "[the Space's endpoint]" in message
+    finally:
+        srv.stop()
+    out, err = capfd.readouterr()
+    assert secret not in out + err and url not in out + err

@@ -1,9 +1,14 @@
-"""`arts publish-space DIR`: the metric's Space folder, loadable with evaluate.load(DIR) offline."""
+"""`arts publish-space DIR`: the metric's Space folder, loadable with evaluate.load(DIR) offline,
+with the app and every file it shows."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import shutil
 import tomllib
+
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -11,7 +16,7 @@ from packaging.requirements import Requirement
 from arts_metric import __version__
 from arts_metric.cli import main as cli_main
 from arts_metric.registry import module_script_path
-from arts_metric.space import assemble_space, source_root
+from arts_metric.space import APP_FILES, assemble_space, source_root
 from llm_server import ReplayServer
 
 POOL = [  # self-written reference texts with made-up ratings (higher = harder)
@@ -33,7 +38,9 @@ def space(tmp_path, capsys):
 
 
 def test_space_folder_contents(space):
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "arts.py", "arts_metric", "requirements.txt"]
+    assert sorted(p.name for p in space.iterdir()) == [
+        "README.md", "app.py", "arts.py", "arts_metric", "benchmarks", "examples", "requirements.txt",
+    ]
     root = source_root()
     assert (space / "arts.py").read_bytes() == module_script_path().read_bytes()
     assert (space / "README.md").read_text() == (root / "metric_card.md").read_text()
@@ -45,11 +52,37 @@ def test_space_folder_contents(space):
     assert (package / "__init__.py").read_text() == (root / "arts_metric" / "__init__.py").read_text()
     assert (package / "resources" / "learned_judge" / "model.json").is_file()
     assert not list(package.rglob("__pycache__"))
-    # requirements: the package's runtime dependencies (ranges), not an unpublished arts-metric==version
+    # requirements: the package's runtime dependencies (ranges), not an unpublished arts-metric==version,
+    # then the app's figures (the plot extra); gradio comes with the Space's SDK
     reqs = [l for l in (space / "requirements.txt").read_text().splitlines() if l and not l.startswith("#")]
-    core = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert [Requirement(r) for r in reqs] == [Requirement(d) for d in core]
-    assert not any("arts-metric" in r for r in reqs)
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    expected = project["dependencies"] + project["optional-dependencies"]["plot"]
+    assert [str(Requirement(r)) for r in reqs] == [str(Requirement(d)) for d in expected]
+    assert any(r.startswith("matplotlib") for r in reqs)
+    assert not any("arts-metric" in r or "gradio" in r for r in reqs)
+
+
+def test_space_carries_what_its_app_shows(space):
+    """The app reads its examples and the agreement tables beside itself, and the card from
+    README.md (a Space's card): the Space's copy of app.py finds them all in the Space."""
+    root = source_root()
+    for rel in APP_FILES:
+        copied = sorted(p.relative_to(space) for p in (space / rel).rglob("*") if p.is_file()) \
+            if (space / rel).is_dir() else [Path(rel)]
+        original = sorted(p.relative_to(root) for p in (root / rel).rglob("*") if p.is_file() and
+                          "__pycache__" not in p.parts) if (root / rel).is_dir() else [Path(rel)]
+        assert copied == original and all((space / p).read_bytes() == (root / p).read_bytes() for p in copied)
+    spec = importlib.util.spec_from_file_location("space_app", space / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)  # module level only: the model loads in build_app()
+    assert app.HERE == space.resolve() and app.CARD == space.resolve() / "README.md"
+    agreement, approaches, cite, card = app.about_markdown()
+    assert "learned judge (learned-1, `learned:v1`)" in agreement and "| approach | Spearman |" in agreement
+    assert "Learned judge (ours)" in approaches and "ARTS paper, Table 3" in approaches
+    assert "missing" not in agreement + approaches and "@inproceedings{engelmann-etal-2024-arts" in cite
+    assert card.lstrip().startswith("# Metric Card for ARTS")  # the YAML header is not shown
+    assert app.read_pairs_file(str(space / "examples" / "pairs.csv"))[0].count("\n") >= 2
+    assert (space / "examples" / "compare" / "sources.txt").is_file()
 
 
 def test_evaluate_loads_the_space_offline(space, no_network, capsys):
@@ -98,4 +131,10 @@ def test_refuses_to_overwrite_and_bad_names(tmp_path, space):
     empty.mkdir()
     with pytest.raises(ValueError, match="metric_card.md"):
         assemble_space(tmp_path / "y", source=empty)
+    # a checkout without the files the app shows is refused before anything is built
+    for name in ("metric_card.md", "app.py"):
+        shutil.copyfile(source_root() / name, empty / name)
+    with pytest.raises(ValueError, match="examples, benchmarks/results/arts94_metrics.md"):
+        assemble_space(tmp_path / "z", source=empty)
+    assert not (tmp_path / "z").exists()
     assert cli_main(["publish-space", str(space)]) == 2
