@@ -166,3 +166,43 @@ def test_reasoning_block_before_the_answer_is_not_the_answer():
         parse_letter("<think>A has jargon.</think> B is easier because it is short")
     with pytest.raises(UnusableAnswer):  # reasoning alone is no answer
         parse_letter("<think>B</think>")
+
+
+def test_rating_scale_ends_are_allowed():
+    assert parse_rating_with_reason('{"answer": 1, "reason": "Plain."}') == (1.0, "Plain.")
+    assert parse_rating_with_reason('{"answer": 5, "reason": "Dense."}') == (5.0, "Dense.")
+    assert parse_rating_with_reason('{"answer": 0, "reason": "x"}', low=0, high=10) == (0.0, "x")
+
+
+@pytest.mark.parametrize("value", ["null", '"four"', "[4]", '{"n": 4}'])
+def test_a_rating_that_is_no_number_is_unusable(value):
+    with pytest.raises(UnusableAnswer, match="not a number"):
+        parse_rating_with_reason(f'{{"answer": {value}, "reason": "x"}}')
+
+
+@pytest.mark.parametrize("bad", ["[3, 1, 2", "3, 1, 2]"])
+def test_an_id_list_with_one_bracket_is_unusable(bad):
+    with pytest.raises(UnusableAnswer):
+        parse_id_list(bad)
+
+
+def test_garbage_that_only_ends_like_a_json_object_is_unusable():
+    with pytest.raises(UnusableAnswer):
+        parse_rating_with_reason("[" * 5000 + "}")
+
+
+@pytest.mark.xfail(strict=True, reason="bug: json.loads raises RecursionError on a reply nested ~1000 deep; "
+                                       "the parser lets it out instead of UnusableAnswer, and the runner catches only that")
+def test_a_deeply_nested_json_reply_is_unusable_not_a_crash():
+    with pytest.raises(UnusableAnswer):
+        parse_rating_with_reason('{"answer": ' + "[" * 5000 + "]" * 5000 + ', "reason": "x"}')
+
+
+def test_an_unusable_reply_is_quoted_in_the_error_cut_to_60_characters():
+    fits = "x" * 60
+    with pytest.raises(UnusableAnswer) as caught:
+        parse_letter(fits)
+    assert repr(fits) in str(caught.value)
+    with pytest.raises(UnusableAnswer) as caught:
+        parse_letter("y" * 200)
+    assert repr("y" * 57 + "...") in str(caught.value)

@@ -278,3 +278,18 @@ def test_the_cut_warning_points_at_the_caller(pool):
     with pytest.warns(UserWarning, match="was cut to 100") as caught:
         place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS))
     assert caught[0].filename == __file__
+
+
+def test_a_pointwise_judge_without_shipped_pool_scores_fails_before_scoring_when_pool_texts_are_missing():
+    """Its pool texts must be scored too: a pool without its texts fails before any unit is scored."""
+    scored: list[str] = []
+
+    class CountingScoreJudge(KnownScoreJudge):
+        def score(self, texts):
+            scored.extend(texts)
+            return super().score(texts)
+
+    texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
+    with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
+        place_texts([DOC], CountingScoreJudge(_difficulty()), texts_missing, ScoringConfig(**CHUNKS, placement="mle"))
+    assert scored == []
