@@ -515,3 +515,26 @@ def test_profile_slope_takes_even_a_small_gain_in_likelihood():
     assert cases
     for opp, outcomes, want in cases[:3]:
         assert profile_slope(POOL, opp, outcomes) == want
+
+
+def _mean_expected_score_roots(pool, shares):
+    from scipy.optimize import brentq
+
+    return [brentq(lambda r: expected_score(r, pool).mean() - s, -1e6, 1e6, xtol=1e-12, rtol=1e-15) for s in shares]
+
+
+def test_rating_of_expected_score_with_one_far_outlier_in_the_pool():
+    """Twenty texts near 1000 and one at 5000: shares up to .99 (the outlier not yet reached) are exact."""
+    pool = np.concatenate([np.random.default_rng(1).normal(1000.0, 5.0, 20), [5000.0]])
+    shares = np.array([1e-9, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99])
+    np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
+                               rtol=0, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: the undamped Newton of rating_of_expected_score diverges (ratings ~1e14) "
+                                       "when the pool has a wide gap, e.g. ratings 0 and 10000, or a far outlier and share > .99")
+def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
+    outlier = np.concatenate([np.random.default_rng(1).normal(1000.0, 5.0, 20), [5000.0]])
+    for pool, shares in [(np.array([0.0, 10000.0]), [0.01, 0.3, 0.7, 0.99]), (outlier, [0.999, 1 - 1e-6])]:
+        np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
+                                   rtol=0, atol=1e-6)
