@@ -147,3 +147,26 @@ def test_bad_inputs_are_named():
         krippendorff_alpha([[1, 1], [1, 1]])
     with pytest.raises(ValueError, match="no answered match in common"):
         cohen_kappa([1, None], [None, 0])
+
+
+def test_majority_vote_default_seed_is_zero():
+    r1 = np.tile([1.0, 0.0], 20)
+    assert np.array_equal(majority_vote([r1, 1.0 - r1]), majority_vote([r1, 1.0 - r1], seed=0))
+
+
+def test_majority_of_one_rater_is_that_rater():
+    np.testing.assert_array_equal(majority_vote([[1, 0, None]]), [1.0, 0.0, np.nan])
+    h = [Match(0, 4, 5, 5), Match(1, 6, 7, None)]
+    assert majority_vote([h]) == h
+
+
+def test_percent_agreement_of_a_single_common_match():
+    assert percent_agreement([[1], [1]]) == 1.0
+    assert percent_agreement([[1, None], [0, 1]]) == 0.0
+
+
+def test_percent_agreement_needs_two_raters_and_a_common_answer():
+    with pytest.raises(ValueError, match="at least two raters"):
+        percent_agreement([[1, 0, 1]])
+    with pytest.raises(ValueError, match="no match was answered by two raters"):
+        percent_agreement([[], []])
