@@ -172,19 +172,29 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
     c = _LN10_OVER_SCALE
     target = np.log(flat[ok]) - np.log1p(-flat[ok])  # logit(share)
     r = pool_ratings.mean() + target / c  # exact for a pool of one rating
+    # The root lies between the ratings that score `share` against the pool's
+    # easiest and hardest text alone; Newton steps that leave that bracket
+    # (pools with wide gaps, where logit(mean E) bends sharply) bisect instead.
+    lo = pool_ratings.min() + target / c
+    hi = pool_ratings.max() + target / c
     active = np.ones(len(r), dtype=bool)
     # Newton on logit(mean expected score), which is close to linear in R.
-    for _ in range(100):
+    for _ in range(200):
         if not active.any():
             break
-        e = expit(c * (r[active][:, None] - pool_ratings[None, :]))
+        idx = np.flatnonzero(active)
+        ra = r[idx]
+        e = expit(c * (ra[:, None] - pool_ratings[None, :]))
         f = np.clip(e.mean(axis=1), 1e-300, 1.0 - 1e-16)
-        g = np.log(f) - np.log1p(-f) - target[active]
+        g = np.log(f) - np.log1p(-f) - target[idx]
+        lo[idx] = np.where(g < 0, np.maximum(lo[idx], ra), lo[idx])
+        hi[idx] = np.where(g > 0, np.minimum(hi[idx], ra), hi[idx])
         dg = c * (e * (1.0 - e)).mean(axis=1) / (f * (1.0 - f))
         step = g / np.maximum(dg, 1e-12)
-        r[active] -= step
-        idx = np.flatnonzero(active)
-        active[idx[np.abs(step) < 1e-7]] = False
+        done = (np.abs(step) < 1e-7) | (g == 0)
+        outside = ~done & ~((ra - step > lo[idx]) & (ra - step < hi[idx]))
+        r[idx] = np.where(outside, 0.5 * (lo[idx] + hi[idx]), ra - step)
+        active[idx[done]] = False
     out = np.full(flat.shape, np.nan)
     out[ok] = r
     return out.reshape(m.shape)

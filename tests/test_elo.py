@@ -531,8 +531,6 @@ def test_rating_of_expected_score_with_one_far_outlier_in_the_pool():
                                rtol=0, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the undamped Newton of rating_of_expected_score diverges (ratings ~1e14) "
-                                       "when the pool has a wide gap, e.g. ratings 0 and 10000, or a far outlier and share > .99")
 def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
     outlier = np.concatenate([np.random.default_rng(1).normal(1000.0, 5.0, 20), [5000.0]])
     for pool, shares in [(np.array([0.0, 10000.0]), [0.01, 0.3, 0.7, 0.99]), (outlier, [0.999, 1 - 1e-6])]:

@@ -79,7 +79,7 @@ def _json_object(text: str) -> dict | None:
         return None
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep to be an answer
         return None
     return obj if isinstance(obj, dict) else None
 
