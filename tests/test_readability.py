@@ -286,3 +286,18 @@ def test_textstat_itself_is_routed_to_the_offline_dictionary():
 
     assert cs.get_cmudict is readability._offline_get_cmudict
     assert cs.get_cmudict("en_US") is load_cmudict() and cs.get_cmudict("de_DE") is None
+
+
+def test_looks_english_at_its_edges():
+    assert not readability.looks_english("\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u0438 hello")  # mostly Cyrillic
+    assert readability.looks_english("abc \u0433\u0434\u0435")  # half its letters Latin, too short to vote
+    assert not readability.looks_english("le chat est noir")  # four words already vote
+    assert readability.looks_english("Zebras zigzag quickly northward")  # no frequent word anywhere: a tie is English
+
+
+def test_looks_english_counts_only_the_50_most_frequent_words():
+    from wordfreq import top_n_list
+
+    fifty_first = top_n_list("fr", 51)[50]
+    assert fifty_first not in top_n_list("fr", 50)
+    assert readability.looks_english(f"{fifty_first} {fifty_first} {fifty_first} the")
