@@ -121,3 +121,28 @@ def test_validation_errors():
         williams_test(0.9, -0.9, 0.9, 50)
     with pytest.raises(ValueError, match="alternative must be"):
         williams_test(0.5, 0.4, 0.3, 50, alternative="bigger")
+
+
+def test_bootstrap_ci_defaults_are_1000_resamples_with_seed_0(synthetic):
+    x, y = synthetic[0], synthetic[1]
+    assert bootstrap_ci(x, y) == bootstrap_ci(x, y, n_resamples=1000, seed=0)
+
+
+def test_bootstrap_ci_needs_at_least_one_resample(synthetic):
+    x, y = synthetic[0], synthetic[1]
+    with pytest.raises(ValueError, match="n_resamples must be >= 1, got 0"):
+        bootstrap_ci(x, y, n_resamples=0)
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):  # scipy: no spread from one resample
+        low, high = bootstrap_ci(x, y, n_resamples=1, method="percentile")
+    assert low == high
+
+
+def test_williams_test_at_the_edges_of_its_domain():
+    # correlations of exactly +-1 are correlations (here K = 0: a boundary, not an impossible set)
+    for r12, r13, r23 in [(1.0, 0.5, 0.5), (-1.0, -0.5, 0.5)]:
+        assert math.isfinite(williams_test(r12, r13, r23, 50).statistic)
+    assert williams_test(0.6, 0.3, 0.4, 4).df == 1  # the smallest n
+    with pytest.raises(ValueError, match=r"r12 must be a correlation in \[-1, 1\]"):
+        williams_test(-1.5, 0.0, 0.0, 50)
+    with pytest.raises(ValueError, match="undefined here"):  # r23 = 1 and r12 = r13: zero variance
+        williams_test(0.5, 0.5, 1.0, 50)
