@@ -146,3 +146,55 @@ def test_cli_unwritable_output_is_one_line(tmp_path, capsys):
     assert main(["cscore", str(log), "-o", str(tmp_path / "no-such-dir" / "out.csv")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "cannot write" in err and "no-such-dir" in err
+
+
+def test_answers_and_scores_are_immutable_values(tmp_path):
+    import dataclasses
+
+    from arts_metric.cscore import Answer
+
+    answers = read_log(write_log(tmp_path, LOG))
+    score = compute_cscores(answers)[0]
+    assert len(set(answers)) == len(answers) and hash(score) == hash(dataclasses.replace(score))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        score.c_score = 0.0
+    assert Answer("p", "t", "q", True, 1000.0).line == 0  # built in code: no source line
+
+
+def test_smallest_accepted_values(tmp_path):
+    body = "p1,T1,q1,1,0.5,1,0,0,1\n"  # half a millisecond, one option, empty question and options, one word
+    (row,) = read_log(write_log(tmp_path, body))
+    assert (row.time_ms, row.n_answers, row.question_words, row.answers_words, row.text_words) == (0.5, 1, 0, 0, 1)
+    with pytest.raises(ValueError, match=r"time_ms='0' must be a positive"):
+        read_log(write_log(tmp_path, "p1,T1,q1,1,0,1,0,0,1\n"))
+    in_ms = compute_cscores(read_log(write_log(tmp_path, LOG)), time_unit_ms=1)
+    assert in_ms[0].t_mean == 3500.0
+
+
+def test_rows_given_in_code_missing_a_value_are_named():
+    row = {"participant": "p", "text_id": "t", "question_id": "q", "correct": 1, "time_ms": 10}
+    for broken in ({k: v for k, v in row.items() if k != "question_id"}, {**row, "question_id": None}):
+        with pytest.raises(ValueError, match=r"line 2: missing value for column 'question_id'"):
+            parse_log([broken])
+
+
+def test_a_row_with_more_values_than_columns_is_named(tmp_path):
+    with pytest.raises(ValueError, match=r"log.csv, line 4: more values than header columns"):
+        read_log(write_log(tmp_path, LOG.replace("p2,T1,q1,1,3000,4,5,12,150", "p2,T1,q1,1,3000,4,5,12,150,9")))
+
+
+def test_a_conflict_names_its_first_six_lines(tmp_path):
+    body = "".join(f"p{i},T1,q1,1,1000,{2 + i % 2},5,12,150\n" for i in range(8))
+    with pytest.raises(ValueError, match=r"\(lines \[2, 3, 4, 5, 6, 7\]\)"):
+        compute_cscores(read_log(write_log(tmp_path, body)), "complete")
+
+
+def test_variant_by_keyword_units_only_by_keyword(tmp_path):
+    path = write_log(tmp_path, LOG)
+    assert cscores_from_log(path, variant="complete") == cscores_from_log(path, "complete")
+    answers = read_log(path)
+    assert compute_cscores(answers, variant="complete") == compute_cscores(answers, "complete")
+    with pytest.raises(TypeError):
+        compute_cscores(answers, "complete", "fraction")
+    with pytest.raises(TypeError):
+        cscores_from_log(path, "complete", "fraction")
