@@ -159,3 +159,39 @@ def test_other_model_or_prompt_version_asks_again_the_same_judge_does_not(tmp_pa
             prompts.load_template.cache_clear()
         assert prompts.load_template("arts_pairwise").version.startswith("arts_pairwise/v1:")
         assert new_requests("openai:m") == (0, answers)  # the v1 answers are still there for v1
+
+
+def test_keys_stay_those_of_schema_1_so_old_caches_keep_answering():
+    """A key is the SHA-256 of the canonical JSON (sorted keys, UTF-8, no spaces) of schema 1's
+    payload: any other form would silently miss every judgment users have cached."""
+    import hashlib
+    import json
+
+    payload = {"schema": 1, "model": "gpt-4o", "strategy": "pairwise", "prompt": "arts_pairwise/v1:abc",
+               "params": {"max_tokens": 8, "temperature": 0.0}, "texts": ["Café au lait.", "Straße"],
+               "extra": {"topic": "médical"}}
+    canonical = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    key = judgment_key(model="gpt-4o", strategy="pairwise", prompt_version="arts_pairwise/v1:abc",
+                       params={"temperature": 0.0, "max_tokens": 8}, texts=("Café au lait.", "Straße"),
+                       extra={"topic": "médical"})
+    assert key == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def test_get_many_finds_every_key_of_a_long_list(tmp_path):
+    with JudgmentCache.in_dir(tmp_path) as cache:
+        for i in range(1201):
+            _put(cache, f"k{i}", i)
+        got = cache.get_many([f"k{i}" for i in range(1201)] + ["nope"])
+    assert sorted(v.value for v in got.values()) == list(range(1201))
+
+
+def test_texts_are_stored_readable_and_fields_by_keyword_only(tmp_path):
+    with JudgmentCache.in_dir(tmp_path) as cache:
+        cache.put("k", model="m", strategy="pairwise", prompt_version="v", params={}, texts=("Café", "Straße"),
+                  endpoint="http://h/v1", answer="A", value="A", valid=True, requests=1, prompt_tokens=1,
+                  completion_tokens=1)
+        with pytest.raises(TypeError):
+            cache.put("k2", "m", "pairwise", "v", {}, ("a", "b"), "http://h/v1", "A", "A", True, 1, 1, 1)
+    conn = sqlite3.connect(tmp_path / CACHE_FILE)
+    assert conn.execute("SELECT texts FROM judgments").fetchone()[0] == '["Café", "Straße"]'
+    conn.close()
