@@ -59,7 +59,7 @@ MODULE_TESTS: dict[str, list[str]] = {
         "not two_builds_on_one_folder and not timeouts_leave_matches and not cli_refuses "
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",
     ],
-    "arts_metric/placement/interval.py": ["tests/test_placement.py"],
+    "arts_metric/placement/interval.py": ["tests/test_mutation_interval.py", "tests/test_placement.py"],
     "arts_metric/placement/result.py": ["tests/test_placement.py"],
     "arts_metric/placement/api.py": ["tests/test_placement.py"],
     "arts_metric/placement/opponents.py": ["tests/test_placement.py"],
