@@ -216,8 +216,6 @@ def test_a_judge_given_by_the_caller_is_not_closed(tmp_path):
         assert not judge.closed
 
 
-@pytest.mark.xfail(strict=True, reason="bug (cosmetic): run_rater's warnings use stacklevel=2 from _run_rater, "
-                                       "so they point at pipeline.py's wrapper instead of the caller's line")
 def test_run_rater_warnings_should_point_at_the_caller(tmp_path):
     with prepare(tmp_path, [{"text": t} for t in TEXTS], matches_per_text=2) as store:
         texts, (a, b) = store.texts(), store.pairs()[0]

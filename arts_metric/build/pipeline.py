@@ -166,7 +166,7 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
             f"rater {cfg.name}: {store.legacy_nulls(cfg.name)} stored decisions without an answer were written by "
             "an arts-metric version that stored failed requests like invalid answers; they count as invalid. "
             "Add --retry-invalid (retry_invalid=True) to ask them again (an openai: judge answers the truly "
-            "invalid ones from its cache, without a request)", RuntimeWarning, stacklevel=2)
+            "invalid ones from its cache, without a request)", RuntimeWarning, stacklevel=3)
     todo = store.missing(cfg.name)
     if not todo:
         return {**store.rater_info(cfg.name), "missing": 0}
@@ -219,7 +219,7 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
         warnings.warn(
             f"rater {cfg.name}: {missing} of {len(pairs)} matches have no answer (requests failed after "
             "their retries, or were not sent within max_requests/max_cost); run the build again to ask "
-            "exactly these", RuntimeWarning, stacklevel=2)
+            "exactly these", RuntimeWarning, stacklevel=3)
     return {**info, "missing": missing}
 
 
