@@ -67,7 +67,7 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/placement/asker.py": ["tests/test_placement.py"],
     "arts_metric/placement/exhaustive.py": ["tests/test_placement.py"],
     "arts_metric/placement/elo_method.py": ["tests/test_placement.py"],
-    "arts_metric/placement/mle.py": ["tests/test_placement.py"],
+    "arts_metric/placement/mle.py": ["tests/test_mutation_mle.py", "tests/test_placement.py"],
     "arts_metric/placement/adaptive.py": ["tests/test_placement.py"],
 }
 
