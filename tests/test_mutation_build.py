@@ -181,7 +181,7 @@ def test_seconds_per_decision_are_the_batch_time_shared_by_its_pairs(tmp_path):
     with prepare(tmp_path, [{"text": t} for t in TEXTS], matches_per_text=2) as store:
         run_rater(store, _rater(RecordingJudge(sleep=0.08)), batch_size=8, progress=False)
         per = store.elapsed("r")
-        assert len(per) == 48 and all(0.08 / 8 <= s < 0.08 for s in per)
+        assert len(per) == 48 and all(0.08 / 8 <= s < 0.3 for s in per)  # not the batch's time (>= .64 s)
 
 
 def test_a_spent_budget_stops_the_rater_but_a_batch_of_failures_does_not(tmp_path):
