@@ -68,7 +68,7 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/placement/exhaustive.py": ["tests/test_placement.py"],
     "arts_metric/placement/elo_method.py": ["tests/test_placement.py"],
     "arts_metric/placement/mle.py": ["tests/test_mutation_mle.py", "tests/test_placement.py"],
-    "arts_metric/placement/adaptive.py": ["tests/test_placement.py"],
+    "arts_metric/placement/adaptive.py": ["tests/test_mutation_adaptive.py", "tests/test_placement.py"],
 }
 
 #: cosmic-ray operators used: realistic one-line bugs (a sign, a boundary, a

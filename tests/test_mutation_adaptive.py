@@ -1,0 +1,51 @@
+"""The ``adaptive`` placement's settings and reported numbers (found by mutation
+testing, issue 15): its checks of the options, when it calibrates the judge
+model, its defaults, and that ``se`` is the half-width of its interval in
+normal units. A toy pool and a deterministic pairwise judge: no ARTS data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from arts_metric.placement import place_adaptive
+from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(grid_size=1), "grid_size must be an integer >= 2, got 1"),
+        (dict(candidates=True), "candidates must be an integer >= 2, got True"),
+        (dict(chunk_size=2.5), "chunk_size must be an integer >= 2, got 2.5"),
+        (dict(lapse=0.5), r"lapse must be in \[0, 0.5\), got 0.5"),
+        (dict(lapse=-0.1), r"lapse must be in \[0, 0.5\)"),
+        (dict(lapse=1.2), r"lapse must be in \[0, 0.5\)"),
+        (dict(width=0.0), "width must be > 0"),
+        (dict(width=-0.1), "width must be > 0"),
+    ],
+)
+def test_bad_settings_are_named(options, message):
+    with pytest.raises(ValueError, match=message):
+        place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, **options)
+
+
+def test_a_fixed_judge_model_needs_no_calibration_and_half_a_model_does():
+    fixed = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, lapse=0.0, width=0.05, grid_size=2, candidates=2,
+                           chunk_size=2)
+    assert fixed.info["calibration"]["calls"] == 0 and len(fixed.info["calibration"]["pool_texts"]) == 0
+    assert np.isfinite(fixed.ratings).all()
+    half = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, lapse=0.1)
+    assert half.info["calibration"]["calls"] > 0 and len(half.info["calibration"]["pool_texts"]) > 0
+
+
+def test_default_grid_of_200_and_se_is_the_interval_in_normal_units():
+    judge = KnownPairJudge()
+    res = place_adaptive(judge, POOL, NEWCOMERS)
+    explicit = place_adaptive(judge, POOL, NEWCOMERS, grid_size=200)
+    np.testing.assert_array_equal(res.ratings, explicit.ratings)
+    half_width = (res.interval[:, 1] - res.interval[:, 0]) / 2.0
+    np.testing.assert_allclose(res.se, half_width / norm.ppf(0.975), rtol=1e-12)
+    assert np.all(res.se > 0)
