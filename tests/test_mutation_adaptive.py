@@ -49,3 +49,40 @@ def test_default_grid_of_200_and_se_is_the_interval_in_normal_units():
     half_width = (res.interval[:, 1] - res.interval[:, 0]) / 2.0
     np.testing.assert_allclose(res.se, half_width / norm.ppf(0.975), rtol=1e-12)
     assert np.all(res.se > 0)
+
+
+class RecordingPairJudge(KnownPairJudge):
+    """Keeps every pair asked; pairs with a text in ``fail_with`` get no answer."""
+
+    def __init__(self, fail_with=()) -> None:
+        super().__init__()
+        self.fail_with = set(fail_with)
+        self.asked: list[tuple[str, str]] = []
+
+    def compare(self, pairs):
+        from arts_metric.judges.base import UNANSWERED
+
+        self.asked.extend(pairs)
+        answers = super().compare(pairs)
+        return [UNANSWERED if self.fail_with & {a, b} else p for (a, b), p in zip(pairs, answers)]
+
+
+def test_a_newcomer_alternates_sides_from_one_call_to_the_next():
+    judge = RecordingPairJudge()
+    place_adaptive(judge, POOL, NEWCOMERS, lapse=0.05, width=0.03, target_width=0.0)
+    for text in NEWCOMERS:
+        first = [a == text for a, b in judge.asked if text in (a, b)]
+        assert len(first) == 11 and all(x != y for x, y in zip(first, first[1:]))
+
+
+def test_a_newcomer_whose_pair_got_no_answer_is_incomplete():
+    res = place_adaptive(RecordingPairJudge(fail_with={"newcomer b"}), POOL, NEWCOMERS, lapse=0.05, width=0.03)
+    assert list(res.incomplete) == [False, True, False]
+    assert np.isnan(res.ratings[1]) and np.isfinite(res.ratings[[0, 2]]).all()
+
+
+def test_a_calibration_without_every_answer_places_no_newcomer():
+    judge = RecordingPairJudge(fail_with=set(POOL.texts))  # every calibration pair fails
+    res = place_adaptive(judge, POOL, NEWCOMERS)
+    assert res.incomplete.all() and np.isnan(res.ratings).all()
+    assert not any(t in pair for pair in judge.asked for t in NEWCOMERS)
