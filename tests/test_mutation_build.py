@@ -248,3 +248,12 @@ def test_human_star_with_nobody_yet_stops_the_build_unless_incomplete_is_allowed
     result = build(TEXTS, [_rater(RecordingJudge()), "human:*"], tmp_path / "out", matches_per_text=2,
                    progress=False, allow_incomplete=True)
     assert result is not None
+
+
+def test_the_legacy_nulls_warning_points_at_the_caller(tmp_path):
+    with prepare(tmp_path, [{"text": t} for t in TEXTS], matches_per_text=2) as store:
+        store.record("r", 0, None)
+        store.set_meta(legacy_null={"r": 1})  # as a store written before format 2 says
+        with pytest.warns(RuntimeWarning, match="1 stored decisions without an answer") as caught:
+            run_rater(store, _rater(CountingJudge()), progress=False)
+    assert caught[0].filename == __file__
