@@ -10,14 +10,22 @@ leaderboard order, simplest at the top.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
-    from arts_metric.systems.result import SystemComparison
+
+class _Comparison(Protocol):
+    """What the figure reads of a :class:`~arts_metric.systems.result.SystemComparison`
+    (a protocol, so that this module and ``result``, which draws with it, do not import each other)."""
+
+    leaderboard: pd.DataFrame
+    win_rates: pd.DataFrame
+    info: dict[str, Any]
 
 
 def _interval_panel(ax, lb, col: str, title: str, xlabel: str) -> None:
@@ -37,7 +45,7 @@ def _interval_panel(ax, lb, col: str, title: str, xlabel: str) -> None:
     ax.grid(axis="x", alpha=0.3)
 
 
-def plot_comparison(comparison: SystemComparison) -> Figure:
+def plot_comparison(comparison: _Comparison) -> Figure:
     """The figure of ``comparison`` (see the module docstring); raises ``ImportError``
     when matplotlib (the ``plot`` extra) is missing."""
     from matplotlib.figure import Figure
