@@ -54,7 +54,7 @@ from arts_metric.pool import load_pool
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.scoring import score_texts
 from arts_metric.systems import VIEWS, compare_systems
-from arts_metric.textio import decode_text, read_labelled_rows
+from arts_metric.textio import decode_text, read_texts
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE / "examples"
@@ -213,20 +213,10 @@ def read_pairs_file(path: str | None) -> tuple[str, str]:
 def read_text_file(path: str, what: str) -> list[str]:
     """The texts of an uploaded file, one per input: .txt (one per line) or
     .csv/.tsv/.jsonl/.json/.parquet with a ``text`` field; errors name the file's line."""
-    name = Path(path).name
     try:
-        rows = read_labelled_rows(path, "text")
+        return read_texts(path, "text")
     except ValueError as exc:
-        raise bad_input(f"{what}: {str(exc).replace(str(path), name)}") from None
-    texts = []
-    for label, row in rows:
-        text = row.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise bad_input(f"{what}: {label.replace(str(path), name)}: the text is empty or missing.")
-        texts.append(text)
-    if not texts:
-        raise bad_input(f"{what}: {name} has no texts.")
-    return texts
+        raise bad_input(f"{what}: {str(exc).replace(str(path), Path(path).name)}") from None
 
 
 def _check_count(n: int, what: str) -> None:

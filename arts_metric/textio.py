@@ -94,6 +94,23 @@ def read_labelled_rows(path: str | os.PathLike, text_column: str = "text") -> li
     return [(f"{name} line {i + 2}", row) for i, row in enumerate(df.to_dict("records"))]  # line 1: header
 
 
+def read_texts(path: str | os.PathLike, text_column: str = "text") -> list[str]:
+    """The texts of a file, one per input (formats as :func:`read_labelled_rows`).
+
+    Raises ``ValueError`` naming the file and line for a malformed file, a row
+    whose text is empty, missing or not a string, and a file without texts.
+    """
+    texts = []
+    for label, row in read_labelled_rows(path, text_column):
+        text = row.get(text_column)
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{label}: the text is empty, missing or not a string ({text!r:.40})")
+        texts.append(text)
+    if not texts:
+        raise ValueError(f"{path} has no texts")
+    return texts
+
+
 def _require_column(df, name: str, text_column: str) -> None:
     if text_column not in df.columns:
         raise ValueError(f"{name}: no {text_column!r} column (columns: {', '.join(map(str, df.columns))})")

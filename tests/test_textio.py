@@ -70,3 +70,19 @@ def test_decode_text_names_line_and_column_and_drops_a_bom():
     with pytest.raises(ValueError, match=r"^stdin line 3: not UTF-8 text \(byte 0xff at column 4\)"):
         decode_text(b"one\ntwo\nabc\xffdef\n", "stdin")
     assert decode_text("\ufeffcaf\u00e9\n".encode("utf-8"), "f") == "caf\u00e9\n"
+
+
+def test_read_texts_names_the_row_without_text_and_refuses_a_file_without_texts(tmp_path):
+    from arts_metric.textio import read_texts
+
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"text": "A cat sat."}\n{"text": "It slept."}\n', encoding="utf-8")
+    assert read_texts(good) == ["A cat sat.", "It slept."]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "A cat sat."}\n{"text": "  "}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl.*2.*empty, missing or not a string"):
+        read_texts(bad)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="has no texts"):
+        read_texts(empty)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
-from arts_metric.textio import read_labelled_rows
+from arts_metric.textio import read_labelled_rows, read_texts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,18 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _texts(path: str, field: str, what: str) -> list[str]:
     try:
-        rows = read_labelled_rows(path, field)
+        return read_texts(path, field)
     except ValueError as exc:
         raise CLIError(f"{what}: {exc}") from None
-    texts = []
-    for label, row in rows:
-        text = row.get(field)
-        if not isinstance(text, str) or not text.strip():
-            raise CLIError(f"{what}: {label}: the text is empty, missing or not a string ({text!r:.40})")
-        texts.append(text)
-    if not texts:
-        raise CLIError(f"{what}: {path} has no texts")
-    return texts
 
 
 def _systems(specs: list[str], field: str) -> dict[str, list[str]]:
