@@ -26,20 +26,18 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 import pytest
+from browser import chromium
 from gradio_client import Client, handle_file
+from llm_server import ReplayServer
 
 from arts_metric.data import load_pool_rows
 from arts_metric.scoring import score_texts
 from arts_metric.space import assemble_space
 from arts_metric.systems import compare_systems
 from arts_metric.textio import read_rows
-from llm_server import ReplayServer
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SECRETS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ARTS_LLM_MODELS")
 SLOW = 240_000  # ms: the machine is shared; scoring on a busy CPU can take a while
 
@@ -98,13 +96,8 @@ def client(server, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: apt-get install chromium (scripts/install.sh does)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

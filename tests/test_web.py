@@ -28,14 +28,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from browser import chromium
 
 from arts_metric.build import build, open_store, prepare
 from arts_metric.data import parse_history
 from arts_metric.web import make_server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent
 
 # Self-written texts of clearly different difficulty.
@@ -55,13 +53,8 @@ TEXTS = [
 
 @pytest.fixture
 def browser():
-    assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: apt-get install chromium (scripts/install.sh does)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _serve(folder: Path, mode: str = "pairwise", signup: bool = False):
