@@ -60,15 +60,18 @@ MODULE_TESTS: dict[str, list[str]] = {
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",
     ],
     "arts_metric/placement/interval.py": ["tests/test_mutation_interval.py", "tests/test_placement.py"],
-    "arts_metric/placement/result.py": ["tests/test_placement.py"],
+    "arts_metric/placement/result.py": ["tests/test_mutation_result.py", "tests/test_placement.py"],
     "arts_metric/placement/api.py": ["tests/test_placement.py"],
-    "arts_metric/placement/opponents.py": ["tests/test_placement.py"],
-    "arts_metric/placement/streams.py": ["tests/test_placement.py"],
-    "arts_metric/placement/asker.py": ["tests/test_placement.py"],
+    "arts_metric/placement/opponents.py": ["tests/test_mutation_opponents.py", "tests/test_placement.py"],
+    "arts_metric/placement/streams.py": ["tests/test_mutation_opponents.py", "tests/test_placement.py"],
+    "arts_metric/placement/asker.py": ["tests/test_mutation_asker.py", "tests/test_placement.py"],
     "arts_metric/placement/exhaustive.py": ["tests/test_placement.py"],
     "arts_metric/placement/elo_method.py": ["tests/test_placement.py"],
     "arts_metric/placement/mle.py": ["tests/test_mutation_mle.py", "tests/test_placement.py"],
-    "arts_metric/placement/adaptive.py": ["tests/test_mutation_adaptive.py", "tests/test_placement.py"],
+    "arts_metric/placement/adaptive.py": [
+        "tests/test_mutation_adaptive_model.py", "tests/test_mutation_adaptive_search.py", "tests/test_mutation_adaptive.py",
+        "tests/test_placement.py",
+    ],
 }
 
 #: cosmic-ray operators used: realistic one-line bugs (a sign, a boundary, a

@@ -186,16 +186,12 @@ def test_quantiles_below_a_gap_are_the_smallest_positions_reaching_the_level():
     np.testing.assert_allclose(q[0], uniform(0.0, 0.25).ppf(2.0 * np.array(levels)), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="quantiles drops the left edge of a cell with mass after an empty "
-                   "cell, so that cell's mass is spread over the empty stretch before it")
 def test_quantiles_of_a_single_cell_are_those_of_that_cell():
     post = _RankPosterior(1, 4, (0.1,), (0.1,))
     q = post.quantiles(np.array([[0.0, 0.0, 1.0, 0.0]]), LEVELS)
     np.testing.assert_allclose(q[0], uniform(0.5, 0.25).ppf(LEVELS), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="quantiles drops the left edge of a cell with mass after an empty "
-                   "cell, so that cell's mass is spread over the empty stretch before it")
 def test_quantiles_above_a_gap_lie_in_the_cell_with_the_mass():
     post = _RankPosterior(1, 4, (0.1,), (0.1,))
     levels = np.array([0.6, 0.75, 0.975])

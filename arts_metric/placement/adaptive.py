@@ -140,16 +140,17 @@ class _RankPosterior:
         return out / out.sum(axis=1, keepdims=True)
 
     def quantiles(self, post: np.ndarray, levels: Sequence[float]) -> np.ndarray:
-        """``(rows, len(levels))`` quantiles, mass spread uniformly over each cell."""
+        """``(rows, len(levels))`` quantiles, mass spread uniformly over each cell: the
+        level-``u`` quantile lies in the cell ``k`` whose CDF bounds hold it
+        (``cdf[k] < u <= cdf[k + 1]``), cells without mass never."""
         g = post.shape[1]
-        edges = np.arange(g + 1) / g
         cdf = np.concatenate([np.zeros((len(post), 1)), np.cumsum(post, axis=1)], axis=1)
         cdf /= cdf[:, -1:]
-        out = np.empty((len(post), len(levels)))
+        u = np.asarray(levels, dtype=float)
+        out = np.empty((len(post), len(u)))
         for i in range(len(post)):
-            # A flat CDF stretch has no mass: interpolate on its strictly increasing part.
-            keep = np.concatenate([[True], np.diff(cdf[i]) > 0])
-            out[i] = np.interp(levels, cdf[i][keep], edges[keep])
+            k = np.clip(np.searchsorted(cdf[i], u, side="left") - 1, 0, g - 1)
+            out[i] = (k + (u - cdf[i, k]) / (cdf[i, k + 1] - cdf[i, k])) / g
         return out
 
 
