@@ -24,7 +24,7 @@ def arts94(data_dir):
 
 def test_quiet_silences_the_judge_bar_and_restores_it(make_server, tmp_path, capsys):
     server = make_server([A, B])
-    judge = get_judge(f"openai:m@{server.base_url}", cache=False)
+    judge = get_judge(f"openai:m@{server.base_url}", cache=False, hedges=0)  # exact request count below
     assert judge.progress is True
     judge.compare([(A, B)])
     assert "m pairwise" in capsys.readouterr().err  # the judge's own bar
@@ -36,7 +36,7 @@ def test_quiet_silences_the_judge_bar_and_restores_it(make_server, tmp_path, cap
     with pytest.raises(RuntimeError), judge.quiet():
         raise RuntimeError("a failing round")
     assert judge.progress is True  # restored after an error too
-    off = get_judge(f"openai:m@{server.base_url}", cache=False, progress=False)
+    off = get_judge(f"openai:m@{server.base_url}", cache=False, progress=False, hedges=0)
     with off.quiet():
         pass
     assert off.progress is False  # quiet never turns a bar on

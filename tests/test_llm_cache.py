@@ -133,7 +133,7 @@ def test_other_model_or_prompt_version_asks_again_the_same_judge_does_not(tmp_pa
 
     def new_requests(spec: str, **options) -> tuple[int, list]:
         before = server.chat_requests
-        judge = get_judge(f"{spec}@{server.base_url}", cache_dir=cache, progress=False, **options)
+        judge = get_judge(f"{spec}@{server.base_url}", cache_dir=cache, progress=False, hedges=0, **options)  # exact counts
         try:
             answers = judge.compare(pairs)
         finally:
