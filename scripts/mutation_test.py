@@ -65,8 +65,8 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/placement/opponents.py": ["tests/test_mutation_opponents.py", "tests/test_placement.py"],
     "arts_metric/placement/streams.py": ["tests/test_mutation_opponents.py", "tests/test_placement.py"],
     "arts_metric/placement/asker.py": ["tests/test_mutation_asker.py", "tests/test_placement.py"],
-    "arts_metric/placement/exhaustive.py": ["tests/test_placement.py"],
-    "arts_metric/placement/elo_method.py": ["tests/test_placement.py"],
+    "arts_metric/placement/exhaustive.py": ["tests/test_mutation_exhaustive.py", "tests/test_placement.py"],
+    "arts_metric/placement/elo_method.py": ["tests/test_mutation_elo_method.py", "tests/test_placement.py"],
     "arts_metric/placement/mle.py": ["tests/test_mutation_mle.py", "tests/test_placement.py"],
     "arts_metric/placement/adaptive.py": [
         "tests/test_mutation_adaptive_model.py", "tests/test_mutation_adaptive_search.py", "tests/test_mutation_adaptive.py",

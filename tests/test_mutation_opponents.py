@@ -205,6 +205,14 @@ def test_each_purpose_draws_from_its_own_stream():
         assert tuple(text_rng(4, t).integers(0, 2**62, size=4)) == draws[OPPONENTS]  # the default stream
 
 
+def test_the_streams_keep_their_documented_numbers_so_a_seed_reproduces_across_versions():
+    assert (OPPONENTS, BOOTSTRAP, CALIBRATION) == (0, 1, 2)
+    for t in MANY[:5]:
+        for stream in (OPPONENTS, BOOTSTRAP, CALIBRATION):
+            expected = np.random.default_rng([stream, 4, text_digest(t)]).integers(0, 2**62, size=4)
+            np.testing.assert_array_equal(text_rng(4, t, stream).integers(0, 2**62, size=4), expected)
+
+
 @pytest.mark.parametrize("seed", [True, False, -1, 1.5, "3", None, np.float64(2.0)])
 def test_a_seed_must_be_a_non_negative_integer(seed):
     with pytest.raises(ValueError, match="seed must be a non-negative integer, got "):

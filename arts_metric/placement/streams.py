@@ -14,7 +14,9 @@ from typing import Sequence
 
 import numpy as np
 
-#: ``stream`` numbers of the generators a placement draws from
+#: ``stream`` numbers of the generators a placement draws from. They are part of
+#: what a seed means: renumbering one changes every seeded score made with it, so
+#: they stay these values across versions (published numbers then reproduce).
 OPPONENTS, BOOTSTRAP, CALIBRATION = 0, 1, 2
 
 
