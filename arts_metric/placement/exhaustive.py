@@ -40,9 +40,9 @@ def place_pointwise(
     stretch of the score that keeps texts apart beyond the pool's hardest and
     easiest texts.
 
-    Interval: a text is placed above every pool text the judge is at least
+    Interval: a text is placed above every pool text the judge is more than
     ``1 - u`` sure it beats, for ``u`` = the quantile level; so the 95% interval
-    runs from the share of pool texts the judge is 97.5% sure are easier to
+    runs from the share of pool texts the judge is more than 97.5% sure are easier to
     the share it is not 97.5% sure are harder (the judge's own uncertainty,
     honest when its ``prob_harder`` is calibrated). The mean of this
     distribution is the score.
