@@ -192,3 +192,16 @@ def test_only_the_chosen_formulas_are_reported(alone):
         bare = score_texts([EASY, "!"], formulas=[])
     assert not {"fkgl", "fre", "dale_chall", "n_formula_undefined"} & set(bare)
     assert bare["arts"][0] == pytest.approx(alone(EASY)["arts"][0], abs=1e-6)
+
+
+def test_mean_interval_is_over_the_predictions_only(alone):
+    """Sources are scored in the same placement, but the mean interval is the
+    predictions' (here one scored text of two, so half its own interval)."""
+    with pytest.warns(UserWarning, match=r"predictions\[0\]$"):
+        out = score_texts(["", HARD], sources=[EASY, MID], empty="score", **ADAPTIVE)
+    own = alone(HARD, **ADAPTIVE)["arts_mean_interval"]
+    # the interval's resampling draws depend on what else was placed: equal to ~0.01
+    assert out["arts_mean_interval"] == pytest.approx([v / 2 for v in own], abs=0.02)
+    lo, hi = out["arts_mean_interval"]
+    assert lo <= out["arts_mean"] <= hi
+    assert out["arts_mean"] == pytest.approx(alone(HARD, **ADAPTIVE)["arts"][0] / 2, abs=1e-6)
