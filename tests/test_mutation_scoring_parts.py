@@ -67,6 +67,7 @@ def test_judge_stats_are_this_calls_counters():
     before = {"calls": 2, "seconds": 1.25, "model": "m", "cached": True}
     after = {"calls": 5, "seconds": 4.0, "model": "m", "cached": False, "retries": 3}
     assert _stats_since(before, after) == {"calls": 3, "seconds": 2.75, "model": "m", "cached": False, "retries": 3}
+    assert _stats_since({"seconds": 0.1}, {"seconds": 0.3}) == {"seconds": 0.2}  # no float noise (0.19999999999999998)
 
 
 def test_correlation_over_exactly_three_texts_is_defined(three_texts):
@@ -159,3 +160,11 @@ def test_warnings_name_at_most_ten_indices(n_empty, tail):
     message = next(str(w.message) for w in record if "empty texts scored" in str(w.message))
     named = ", ".join(f"predictions[{i}]" for i in range(9))
     assert message == f"empty texts scored as arts 0.0: {named}, {tail}"
+
+
+def test_correlation_of_values_spanning_exactly_one_is_defined():
+    values, human = np.array([0.0, 0.25, 1.0]), np.array([1.0, 3.0, 2.0])
+    out = _correlation(values, human, harder=True, human_higher_is="harder")
+    assert out["n"] == 3
+    assert out["pearson"] == pytest.approx(sps.pearsonr(values, human).statistic)
+    assert out["spearman"] == pytest.approx(0.5)  # ranks (1, 2, 3) vs (1, 3, 2)
