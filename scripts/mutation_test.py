@@ -60,7 +60,10 @@ MODULE_TESTS: dict[str, list[str]] = {
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",
     ],
     # compute()'s assembly: the fast files that call score_texts (test_metric.py takes 75 s a run)
-    "arts_metric/scoring.py": ["tests/test_metric_inputs.py", "tests/test_degenerate_outputs.py", "tests/test_config.py"],
+    "arts_metric/scoring.py": [
+        "tests/test_mutation_scoring.py", "tests/test_mutation_scoring_parts.py", "tests/test_metric_inputs.py",
+        "tests/test_degenerate_outputs.py", "tests/test_config.py",
+    ],
     "arts_metric/placement/interval.py": ["tests/test_mutation_interval.py", "tests/test_placement.py"],
     "arts_metric/placement/result.py": ["tests/test_mutation_result.py", "tests/test_placement.py"],
     "arts_metric/placement/api.py": ["tests/test_placement.py"],
