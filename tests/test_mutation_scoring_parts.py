@@ -68,6 +68,8 @@ def test_judge_stats_are_this_calls_counters():
     after = {"calls": 5, "seconds": 4.0, "model": "m", "cached": False, "retries": 3}
     assert _stats_since(before, after) == {"calls": 3, "seconds": 2.75, "model": "m", "cached": False, "retries": 3}
     assert _stats_since({"seconds": 0.1}, {"seconds": 0.3}) == {"seconds": 0.2}  # no float noise (0.19999999999999998)
+    # The metric card: a float counter (cost in USD, seconds) is this call's difference to 1e-6.
+    assert _stats_since({"cost": 0.0}, {"cost": 0.12345678}) == {"cost": 0.123457}
 
 
 def test_correlation_over_exactly_three_texts_is_defined(three_texts):
