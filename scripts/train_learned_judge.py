@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- inputs -----------------------------------------------------------------
     print("embedding with MiniLM ...", file=sys.stderr)
-    emb = learned.embed_texts(texts, device=args.device, progress=True)
+    emb = learned.sentence_embeddings(texts, device=args.device, progress=True)
     feats = text_features(texts)
     x = np.hstack([emb, feats]).astype(np.float64)
     all_layers = sorted({k for s in V2_LAYER_SETS for k in s})
@@ -577,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     t94 = [r["text"] for r in rows94]
     f94 = text_features(t94)
     s94 = {
-        "v1": model1.predict(np.hstack([learned.embed_texts(t94, device=args.device), f94])),
+        "v1": model1.predict(np.hstack([learned.sentence_embeddings(t94, device=args.device), f94])),
         "v2": model2.predict(np.hstack([learned.layer_means(t94, layers, device=args.device), f94])),
     }
     human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
