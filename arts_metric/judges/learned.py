@@ -171,14 +171,14 @@ def embed_texts(
 
 
 #: Word pieces per encoder forward pass that :func:`_pass_rows` aims at.
-PASS_PIECES = 512
+PASS_PIECES = 128
 
 
 def _pass_rows(n_pieces: int) -> int:
     """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
-    length alone (1 to 16), so a text's forward pass has the same shape whatever it is
+    length alone (1 to 4), so a text's forward pass has the same shape whatever it is
     scored with."""
-    return max(1, min(16, PASS_PIECES // n_pieces))
+    return max(1, min(4, PASS_PIECES // n_pieces))
 
 
 def _pooled_hidden_states(
@@ -194,8 +194,9 @@ def _pooled_hidden_states(
     text, whose outputs are dropped. A row's result does not depend on the other rows of
     a pass of fixed shape, so neither the batch, nor the order, nor the batch size
     changes any value (tests/test_learned_judge.py checks it bit for bit). The price:
-    copies fill sparse lengths (about 57% more word pieces than 1,000 ARTS3000 texts
-    have, against 12% of padding in sentence-transformers' sorted batches).
+    copies fill sparse lengths (4% more word pieces than 1,000 ARTS3000 texts have, 37%
+    for 100, against 12% of padding in sentence-transformers' sorted batches); at most
+    4 rows per pass keeps that small (``benchmarks/throughput.py``).
     """
     import torch
     from tqdm.auto import tqdm
