@@ -40,6 +40,7 @@ import threading
 import warnings
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
@@ -402,12 +403,17 @@ class LearnedModel:
             close_min_overlap=float(close["min_overlap"]) if close else 1.0,
         )
 
+    @cached_property
+    def _grid_support(self) -> tuple[np.ndarray, np.ndarray]:
+        """The support vectors on the head grid and their squared norms (once per model)."""
+        support = _on_head_grid(self.support)
+        return support, np.einsum("ij,ij->i", support, support)
+
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Latent difficulty (Elo points, higher = harder) of raw ``[representation, features]`` rows."""
         x = np.asarray(x, dtype=np.float64)
         out = np.empty(len(x))
-        support = _on_head_grid(self.support)
-        s2 = np.einsum("ij,ij->i", support, support)
+        support, s2 = self._grid_support
         # Row-wise reductions are numpy's own loops (einsum), the same for every row;
         # the one BLAS product is exact (HEAD_GRID). Blocks only bound memory.
         for start in range(0, len(x), 2048):
