@@ -71,10 +71,7 @@ def main() -> None:
           f"{rate['ours100'] / rate['encode100']:.2f}x for {len(small)}")
     ids = judge.encoder.tokenizer(texts, truncation=True, max_length=judge.encoder.max_seq_length)["input_ids"]
     lengths = np.array([len(x) for x in ids])
-    counts = np.bincount(lengths)
-    passes = sum(
-        -(-int(k) // learned._pass_rows(n)) * learned._pass_rows(n) * n for n, k in enumerate(counts) if k
-    )
+    passes = sum(len(full) * len(ids[full[0]]) for _, full in learned.encoder_passes(lengths))
     ordered = np.sort(lengths)[::-1]
     padded = sum(int(ordered[s]) * len(ordered[s : s + 64]) for s in range(0, len(ordered), 64))
     print(f"word pieces computed beyond the texts' own: judge's passes {passes / lengths.sum() - 1:.0%}, "

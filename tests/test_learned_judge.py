@@ -109,7 +109,7 @@ def test_a_score_does_not_depend_on_its_batch_bit_for_bit(version, data_dir):
 def test_predict_rows_do_not_depend_on_the_block(judge):
     rng = np.random.default_rng(1)
     x = judge.features(PLAIN + HARD)[rng.integers(0, 6, size=150)]
-    x = x + rng.normal(0.0, 0.01, size=x.shape)  # 150 different rows: three blocks, the last one part-filled
+    x = x + rng.normal(0.0, 0.01, size=x.shape)  # 150 different rows
     whole = judge.model.predict(x)
     for i in (0, 63, 64, 149):
         np.testing.assert_array_equal(judge.model.predict(x[i : i + 1]), whole[i : i + 1])
