@@ -156,6 +156,48 @@ def rating_of_position(pool_ratings: np.ndarray, position: np.ndarray | Sequence
     return np.interp(np.asarray(position, dtype=float) * n, np.arange(n + 1), fp)
 
 
+#: pairs (newcomers x pool texts) per block in :func:`_mean_expected_scores`:
+#: 2 MB of float64, so each block's passes stay in the CPU cache
+_PAIRS_PER_BLOCK = 2**18
+#: pools whose ratings span more than this many logits (about 104,000 Elo)
+#: are evaluated with ``expit`` in :func:`_mean_expected_scores`
+_FACTOR_SPAN = 600.0
+
+
+def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each rating ``r_i``: ``mean_j E(r_i, R_j)`` against the pool ``R`` and
+    ``mean_j E (1 - E)`` (the first's derivative in ``r_i`` over ``ln 10 / 400``). Each row is
+    computed on its own, so its values do not depend on the other rows.
+
+    Why not ``expit`` on the pair matrix: with ``q_ij = 10^((R_j - r_i)/400) =
+    a_i b_j`` (both factors centred on the pool's mid-range), ``E = 1 / (1 + q)``
+    and ``E (1 - E) = q E^2`` cost two ``exp`` per rating instead of one per
+    pair, about 4x faster on 3,000 x 3,000 pairs. ``r`` must lie within the
+    bracket of :func:`rating_of_expected_score` (pool range +- 3,600 Elo), so
+    the factors and their product stay finite; pools wider than
+    ``_FACTOR_SPAN`` take the ``expit`` path (decided by the pool alone).
+    """
+    c = _LN10_OVER_SCALE
+    mid = 0.5 * (pool_ratings.max() + pool_ratings.min())
+    x = c * (r - mid)
+    y = c * (pool_ratings - mid)
+    if 2.0 * np.abs(y).max() > _FACTOR_SPAN:
+        z = x[:, None] - y[None, :]
+        e = expit(z)
+        return e.mean(axis=1), (e * expit(-z)).mean(axis=1)
+    a, b = np.exp(-x), np.exp(y)
+    mean_e, mean_var = np.empty(len(r)), np.empty(len(r))
+    rows = max(1, _PAIRS_PER_BLOCK // len(b))
+    for start in range(0, len(r), rows):
+        q = np.multiply.outer(a[start : start + rows], b)
+        e = np.reciprocal(q + 1.0)
+        mean_e[start : start + rows] = e.mean(axis=1)
+        q *= e
+        q *= e
+        mean_var[start : start + rows] = q.mean(axis=1)
+    return mean_e, mean_var
+
+
 def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Sequence[float]) -> np.ndarray:
     """The Elo rating ``R`` whose mean expected score (eq. 1) against ``pool_ratings``
     equals ``share``: ``mean_j E(R, R_j) = share``.
@@ -184,12 +226,12 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
             break
         idx = np.flatnonzero(active)
         ra = r[idx]
-        e = expit(c * (ra[:, None] - pool_ratings[None, :]))
-        f = np.clip(e.mean(axis=1), 1e-300, 1.0 - 1e-16)
+        f, var = _mean_expected_scores(ra, pool_ratings)
+        f = np.clip(f, 1e-300, 1.0 - 1e-16)
         g = np.log(f) - np.log1p(-f) - target[idx]
         lo[idx] = np.where(g < 0, np.maximum(lo[idx], ra), lo[idx])
         hi[idx] = np.where(g > 0, np.minimum(hi[idx], ra), hi[idx])
-        dg = c * (e * (1.0 - e)).mean(axis=1) / (f * (1.0 - f))
+        dg = c * var / (f * (1.0 - f))
         step = g / np.maximum(dg, 1e-12)
         done = (np.abs(step) < 1e-7) | (g == 0)
         outside = ~done & ~((ra - step > lo[idx]) & (ra - step < hi[idx]))

@@ -204,6 +204,7 @@ def test_bradley_terry_rejects_bad_counts():
 # -- Placing newcomers against a frozen pool (issue 15: these had no fast test of their own) --
 
 from scipy.optimize import minimize_scalar  # noqa: E402
+from scipy.special import expit  # noqa: E402
 
 from arts_metric.elo import (  # noqa: E402
     FIT_SLOPES,
@@ -536,3 +537,34 @@ def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
     for pool, shares in [(np.array([0.0, 10000.0]), [0.01, 0.3, 0.7, 0.99]), (outlier, [0.999, 1 - 1e-6])]:
         np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
                                    rtol=0, atol=1e-6)
+
+
+def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
+    """The factored form (ordinary pools) and the expit form (pools wider than
+    ~104,000 Elo) give eq. 1's mean and its derivative's mean."""
+    from arts_metric.elo import _mean_expected_scores
+
+    rng = np.random.default_rng(3)
+    for pool in (rng.normal(1200.0, 40.0, 3000), np.array([-60000.0, 0.0, 70000.0])):
+        r = np.concatenate([pool.min() - [3600.0, 10.0], rng.uniform(pool.min(), pool.max(), 300), pool.max() + [10.0, 3600.0]])
+        e = expit(_C * (r[:, None] - pool[None, :]))  # eq. 1, without overflow
+        lose = expit(_C * (pool[None, :] - r[:, None]))  # 1 - e without cancellation
+        mean_e, mean_var = _mean_expected_scores(r, pool)
+        np.testing.assert_allclose(mean_e, e.mean(axis=1), rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(mean_var, (e * lose).mean(axis=1), rtol=1e-12, atol=1e-300)
+
+
+def test_rating_of_expected_score_is_exact_for_a_pool_wider_than_the_factored_form():
+    pool = np.array([-60000.0, 0.0, 70000.0])
+    shares = [1e-6, 0.2, 0.5, 0.8, 1 - 1e-6]
+    np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
+                               rtol=0, atol=1e-6)
+
+
+def test_rating_of_expected_score_of_a_share_does_not_depend_on_the_others():
+    """Bit for bit: each share alone, in a batch spanning several blocks, and reversed."""
+    pool = np.random.default_rng(4).normal(1200.0, 40.0, 3000)
+    shares = np.random.default_rng(5).uniform(0.0, 1.0, 200)
+    batch = rating_of_expected_score(pool, shares)
+    assert np.array_equal(rating_of_expected_score(pool, shares[::-1])[::-1], batch)
+    assert np.array_equal([rating_of_expected_score(pool, [s])[0] for s in shares], batch)
