@@ -113,11 +113,13 @@ def _p_output_easier(judge: Judge, sources: list[str], outputs: list[str]) -> li
     """P(the output is easier than its source) from the judge's close-pair method
     (the learned judge's ``compare_close``, which reads both texts: the words an
     edit removed and added, for near-paraphrases whose absolute scores differ by
-    noise); None when the judge has no such method (LLM judges)."""
+    noise); None when the judge has no such method (LLM judges), an empty list
+    when there is no pair to judge."""
     close = getattr(judge, "compare_close", None)
     if not callable(close):
         return None
-    return [float(p) for p in close(list(zip(sources, outputs)))]
+    pairs = list(zip(sources, outputs))
+    return [float(p) for p in close(pairs)] if pairs else []
 
 
 def _stats_since(before: dict, after: dict) -> dict:
@@ -299,7 +301,7 @@ def score_texts(
         # The close-pair probability where the judge offers one: it reads both texts,
         # so it orders near-paraphrases better than the difference of two scores.
         both = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]]
-        p = _p_output_easier(judge_obj, [sources[i] for i in both], [predictions[i] for i in both]) if both else None
+        p = _p_output_easier(judge_obj, [sources[i] for i in both], [predictions[i] for i in both])
         if p is not None:
             p_easier = np.full(n, np.nan)
             p_easier[both] = p

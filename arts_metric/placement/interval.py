@@ -110,7 +110,9 @@ def system_interval(
     if len(ok) == 0:
         return (math.nan, math.nan)
     avg = avg[:, ok] @ sparse.diags(1.0 / colsum[ok])
-    used = np.flatnonzero(scored)
+    # Only rows that enter the mean draw random numbers, so rows placed alongside
+    # (a call's sources, references) do not shift the stream and the interval.
+    used = np.flatnonzero(avg.getnnz(axis=1) > 0)
     avg = avg[used]
     rng = np.random.default_rng(seed)
     means = np.empty(draws)
