@@ -96,8 +96,10 @@ LEGEND = (
 # --------------------------------------------------------------------------- judges and settings
 
 def bad_input(message: str) -> gr.Error:
-    """The message a visitor sees for bad input (a toast; the server logs no traceback for it)."""
-    return gr.Error(message, print_exception=False)
+    """The message a visitor sees for bad input: a toast that stays until closed (it
+    names the line to fix; Gradio's default closes it after 10 s), and no traceback
+    in the server log."""
+    return gr.Error(message, duration=None, print_exception=False)
 
 
 def configured_judges(env: dict[str, str] | None = None) -> list[str]:

@@ -198,7 +198,7 @@ def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
 def test_about_tab_shows_agreement_citation_and_card(page, tmp_path):
     page.get_by_role("tab", name="About").click()
     agreement = page.locator("#agreement")
-    agreement.get_by_text("learned judge (learned-1, learned:v1)").wait_for(timeout=SLOW)
+    agreement.get_by_text("learned judge (learned-1, learned:v1)", exact=True).wait_for(timeout=SLOW)
     assert agreement.locator("table tbody tr").count() >= 5
     assert page.locator("#cite", has_text="@inproceedings{engelmann-etal-2024-arts").count() == 1
     page.get_by_text("The metric card").click()
