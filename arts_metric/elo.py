@@ -178,10 +178,11 @@ def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.n
     ``_FACTOR_SPAN`` take the ``expit`` path (decided by the pool alone).
     """
     c = _LN10_OVER_SCALE
-    mid = 0.5 * (pool_ratings.max() + pool_ratings.min())
+    low, high = pool_ratings.min(), pool_ratings.max()
+    mid = 0.5 * (high + low)
     x = c * (r - mid)
     y = c * (pool_ratings - mid)
-    if 2.0 * np.abs(y).max() > _FACTOR_SPAN:
+    if c * (high - low) > _FACTOR_SPAN:
         z = x[:, None] - y[None, :]
         e = expit(z)
         return e.mean(axis=1), (e * expit(-z)).mean(axis=1)

@@ -545,7 +545,10 @@ def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
     from arts_metric.elo import _mean_expected_scores
 
     rng = np.random.default_rng(3)
-    for pool in (rng.normal(1200.0, 40.0, 3000), np.array([-60000.0, 0.0, 70000.0])):
+    # an ordinary pool; one just inside the factored form's span, far from 0 (the
+    # factors are centred on its mid-range, or they overflow); one beyond it
+    for pool in (rng.normal(1200.0, 40.0, 3000), np.array([100000.0, 150000.0, 200000.0]),
+                 np.array([-60000.0, 0.0, 70000.0])):
         r = np.concatenate([pool.min() - [3600.0, 10.0], rng.uniform(pool.min(), pool.max(), 300), pool.max() + [10.0, 3600.0]])
         e = expit(_C * (r[:, None] - pool[None, :]))  # eq. 1, without overflow
         lose = expit(_C * (pool[None, :] - r[:, None]))  # 1 - e without cancellation
