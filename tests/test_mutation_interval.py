@@ -101,3 +101,18 @@ def test_bad_draws_and_units_are_named():
         with pytest.raises(ValueError, match="text 0: unit weight .* is not a finite non-negative number"):
             system_interval(res, POOL, units=[[0]], unit_weights=[[weight]])
     assert math.isfinite(system_interval(res, POOL, units=[[0, 1]], unit_weights=[[0.5, 0.0]])[0])
+
+
+@pytest.mark.parametrize("resample", [True, False])
+def test_rows_no_text_uses_do_not_change_the_interval(resample):
+    """Rows placed alongside the system's texts (a call's sources), a unit of weight 0
+    and a text of weight 0 draw nothing: the interval is the one without them, exactly."""
+    rng = np.random.default_rng(7)
+    q = np.sort(rng.uniform(0.0, 1.0, (6, len(LEVELS))), axis=1)
+    own = system_interval(_result(q[:3]), POOL, resample_texts=resample)
+    assert own[0] < own[1]
+    assert system_interval(_result(q), POOL, units=[[0], [1], [2]], resample_texts=resample) == own
+    assert system_interval(_result(q[[3, 0, 4, 1, 2]]), POOL, units=[[1], [3], [4, 2]], unit_weights=[[1], [1], [1, 0]],
+                           resample_texts=resample) == own
+    assert system_interval(_result(q[[0, 1, 5, 2]]), POOL, units=[[0], [1], [2], [3]], weights=[1, 1, 0, 1],
+                           resample_texts=resample) == own

@@ -109,7 +109,8 @@ def system_interval(
     ok = np.flatnonzero((colsum > 0) & (w > 0))
     if len(ok) == 0:
         return (math.nan, math.nan)
-    avg = avg[:, ok] @ sparse.diags(1.0 / colsum[ok])
+    avg = sparse.csr_matrix(avg[:, ok] @ sparse.diags(1.0 / colsum[ok]))
+    avg.eliminate_zeros()
     # Only rows that enter the mean draw random numbers, so rows placed alongside
     # (a call's sources, references) do not shift the stream and the interval.
     used = np.flatnonzero(avg.getnnz(axis=1) > 0)
