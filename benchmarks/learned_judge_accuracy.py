@@ -112,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     boot_easy = rng.integers(0, easy.sum(), size=(N_BOOT, easy.sum()))
     sp = {name: spearmanr(v, human)[0] for name, v in approaches.items()}
 
+    def easier_half(values: np.ndarray) -> str:
+        """Spearman with the humans among the easier half, with its bootstrap CI."""
+        ve, he = values[easy], human[easy]
+        lo_, hi_ = np.percentile(_spearman_rows(ve[boot_easy], he[boot_easy]), [2.5, 97.5])
+        return f"{spearmanr(ve, he)[0]:.4f} ({lo_:.3f}, {hi_:.3f})"
+
     lines = [
         "# Learned judges vs the ARTS94 human majority",
         "",
@@ -136,10 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                 margins.append("-")
             else:
                 margins.append(f"{sp[ref] - sp[name]:+.4f} {_ci(boot_sp[ref] - boot_sp[name])}")
-        ve, he = v[easy], human[easy]
-        easy_sp = spearmanr(ve, he)[0]
-        elo_, ehi = np.percentile(_spearman_rows(ve[boot_easy], he[boot_easy]), [2.5, 97.5])
-        easy_txt = f"{easy_sp:.4f} ({elo_:.3f}, {ehi:.3f})"
+        easy_txt = easier_half(v)
         paper = f"{PAPER[name]:.4f}" if name in PAPER else ""
         print(f"{name:44s} {sp[name]:8.4f} ({lo:.3f}, {hi:.3f}) {pe:8.4f} {ke:8.4f} {margins[0]:>26s} {margins[1]:>26s} {easy_txt:>24s}")
         lines.append(
@@ -166,9 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         boot_v = _spearman_rows(elo_v[boot], human[boot])
         lo, hi = np.percentile(boot_v, [2.5, 97.5])
         margin = f"{sp_v - sp[gpt_name]:+.4f} {_ci(boot_v - boot_sp[gpt_name])}"
-        ve, he = elo_v[easy], human[easy]
-        elo_, ehi = np.percentile(_spearman_rows(ve[boot_easy], he[boot_easy]), [2.5, 97.5])
-        easy_txt = f"{spearmanr(ve, he)[0]:.4f} ({elo_:.3f}, {ehi:.3f})"
+        easy_txt = easier_half(elo_v)
         name = f"{label[v]}, Elo on the schedule"
         print(f"{name:62s} {sp_v:8.4f} ({lo:.3f}, {hi:.3f}) {margin:>26s} {easy_txt:>24s}")
         lines.append(f"| {name} | {sp_v:.4f} | ({lo:.3f}, {hi:.3f}) | {margin} | {easy_txt} |")
