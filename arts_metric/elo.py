@@ -164,17 +164,19 @@ _PAIRS_PER_BLOCK = 2**18
 _FACTOR_SPAN = 600.0
 
 
-def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each rating ``r_i``: ``mean_j E(r_i, R_j)`` against the pool ``R`` and
-    ``mean_j E (1 - E)`` (the first's derivative in ``r_i`` over ``ln 10 / 400``). Each row is
-    computed on its own, so its values do not depend on the other rows.
+def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each rating ``r_i`` against the pool ``R``: ``mean_j E(r_i, R_j)``,
+    ``mean_j (1 - E)`` (summed on its own, so that it keeps its precision where
+    the first is close to 1) and ``mean_j E (1 - E)`` (the first's derivative in
+    ``r_i`` over ``ln 10 / 400``). Each row is computed on its own, so its values
+    do not depend on the other rows.
 
     Why not ``expit`` on the pair matrix: with ``q_ij = 10^((R_j - r_i)/400) =
-    a_i b_j`` (both factors centred on the pool's mid-range), ``E = 1 / (1 + q)``
-    and ``E (1 - E) = q E^2`` cost two ``exp`` per rating instead of one per
-    pair, about 4x faster on 3,000 x 3,000 pairs. ``r`` must lie within the
-    bracket of :func:`rating_of_expected_score` (pool range +- 3,600 Elo), so
-    the factors and their product stay finite; pools wider than
+    a_i b_j`` (both factors centred on the pool's mid-range), ``E = 1 / (1 + q)``,
+    ``1 - E = q E`` and ``E (1 - E) = q E^2`` cost two ``exp`` per rating instead
+    of one per pair, about 4x faster on 3,000 x 3,000 pairs. ``r`` must lie
+    within the bracket of :func:`rating_of_expected_score` (pool range +- 3,600
+    Elo), so the factors and their product stay finite; pools wider than
     ``_FACTOR_SPAN`` take the ``expit`` path (decided by the pool alone).
     """
     c = _LN10_OVER_SCALE
@@ -184,19 +186,21 @@ def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.n
     y = c * (pool_ratings - mid)
     if c * (high - low) > _FACTOR_SPAN:
         z = x[:, None] - y[None, :]
-        e = expit(z)
-        return e.mean(axis=1), (e * expit(-z)).mean(axis=1)
+        e, lose = expit(z), expit(-z)
+        return e.mean(axis=1), lose.mean(axis=1), (e * lose).mean(axis=1)
     a, b = np.exp(-x), np.exp(y)
-    mean_e, mean_var = np.empty(len(r)), np.empty(len(r))
+    mean_e, mean_lose, mean_var = np.empty(len(r)), np.empty(len(r)), np.empty(len(r))
     rows = max(1, _PAIRS_PER_BLOCK // len(b))
     for start in range(0, len(r), rows):
-        q = np.multiply.outer(a[start : start + rows], b)
+        block = slice(start, start + rows)
+        q = np.multiply.outer(a[block], b)
         e = np.reciprocal(q + 1.0)
-        mean_e[start : start + rows] = e.mean(axis=1)
-        q *= e
-        q *= e
-        mean_var[start : start + rows] = q.mean(axis=1)
-    return mean_e, mean_var
+        mean_e[block] = e.mean(axis=1)
+        q *= e  # 1 - E
+        mean_lose[block] = q.mean(axis=1)
+        q *= e  # E (1 - E)
+        mean_var[block] = q.mean(axis=1)
+    return mean_e, mean_lose, mean_var
 
 
 def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Sequence[float]) -> np.ndarray:
@@ -227,12 +231,11 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
             break
         idx = np.flatnonzero(active)
         ra = r[idx]
-        f, var = _mean_expected_scores(ra, pool_ratings)
-        f = np.clip(f, 1e-300, 1.0 - 1e-16)
-        g = np.log(f) - np.log1p(-f) - target[idx]
+        f, f_lose, var = (np.maximum(v, 1e-300) for v in _mean_expected_scores(ra, pool_ratings))
+        g = np.log(f) - np.log(f_lose) - target[idx]
         lo[idx] = np.where(g < 0, np.maximum(lo[idx], ra), lo[idx])
         hi[idx] = np.where(g > 0, np.minimum(hi[idx], ra), hi[idx])
-        dg = c * var / (f * (1.0 - f))
+        dg = c * var / (f * f_lose)
         step = g / np.maximum(dg, 1e-12)
         done = (np.abs(step) < 1e-7) | (g == 0)
         outside = ~done & ~((ra - step > lo[idx]) & (ra - step < hi[idx]))

@@ -552,8 +552,9 @@ def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
         r = np.concatenate([pool.min() - [3600.0, 10.0], rng.uniform(pool.min(), pool.max(), 300), pool.max() + [10.0, 3600.0]])
         e = expit(_C * (r[:, None] - pool[None, :]))  # eq. 1, without overflow
         lose = expit(_C * (pool[None, :] - r[:, None]))  # 1 - e without cancellation
-        mean_e, mean_var = _mean_expected_scores(r, pool)
+        mean_e, mean_lose, mean_var = _mean_expected_scores(r, pool)
         np.testing.assert_allclose(mean_e, e.mean(axis=1), rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(mean_lose, lose.mean(axis=1), rtol=1e-12, atol=1e-300)
         np.testing.assert_allclose(mean_var, (e * lose).mean(axis=1), rtol=1e-12, atol=1e-300)
 
 
@@ -571,3 +572,20 @@ def test_rating_of_expected_score_of_a_share_does_not_depend_on_the_others():
     batch = rating_of_expected_score(pool, shares)
     assert np.array_equal(rating_of_expected_score(pool, shares[::-1])[::-1], batch)
     assert np.array_equal([rating_of_expected_score(pool, [s])[0] for s in shares], batch)
+
+
+def test_rating_of_expected_score_is_exact_at_the_extreme_shares():
+    """Shares within 1e-9 of 0 or 1 (and 0, 1 themselves, clipped there): the
+    rating is the root to 1e-9 Elo (1 - mean E is summed on its own, not as a
+    difference from 1, which loses seven digits there)."""
+    from scipy.optimize import brentq
+
+    pool = np.random.default_rng(6).normal(1200.0, 40.0, 300)
+    shares = np.array([0.0, 1e-9, 1e-7, 1 - 1e-7, 1 - 1e-9, 1.0])
+    clipped = np.clip(shares, 1e-9, 1 - 1e-9)
+    want = []
+    for s in clipped:
+        logit = np.log(s) - np.log1p(-s)
+        want.append(brentq(lambda r: np.log(expit(_C * (r - pool)).mean()) - np.log(expit(_C * (pool - r)).mean()) - logit,
+                           pool.min() - 5000.0, pool.max() + 5000.0, xtol=1e-12, rtol=1e-15))
+    np.testing.assert_allclose(rating_of_expected_score(pool, shares), want, rtol=0, atol=1e-9)
