@@ -541,7 +541,7 @@ def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
 
 def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
     """The factored form (ordinary pools) and the expit form (pools wider than
-    ~104,000 Elo) give eq. 1's mean and its derivative's mean."""
+    ~104,000 Elo) give the means of eq. 1, of its complement and of its derivative."""
     from arts_metric.elo import _mean_expected_scores
 
     rng = np.random.default_rng(3)
