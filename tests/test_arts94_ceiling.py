@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-REPO = Path(__file__).resolve().parent.parent
+from repo_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def ceiling():
-    spec = importlib.util.spec_from_file_location("arts94_ceiling", REPO / "benchmarks" / "arts94_ceiling.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/arts94_ceiling.py")
 
 
 @pytest.fixture(scope="module")

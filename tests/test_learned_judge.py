@@ -4,7 +4,6 @@ ARTS94 agreement, shipped files, versions, the close-pair head."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import shutil
 import warnings
@@ -20,6 +19,7 @@ from arts_metric.elo import ratings_from_history
 from arts_metric.features import FEATURE_NAMES, text_features
 from arts_metric.judges import PointwiseJudge, get_judge
 from arts_metric.judges import learned
+from repo_scripts import load_script
 
 REPO = Path(__file__).resolve().parent.parent
 RESOURCES = REPO / "arts_metric" / "resources"
@@ -353,10 +353,7 @@ def test_features():
 
 
 def _training_script():
-    spec = importlib.util.spec_from_file_location("train_learned_judge", REPO / "scripts" / "train_learned_judge.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("scripts/train_learned_judge.py")
 
 
 def test_training_script_writes_what_the_judge_reads(tmp_path, data_dir):

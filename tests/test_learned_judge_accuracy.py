@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from arts_metric.data import Match
-
-REPO = Path(__file__).resolve().parent.parent
+from repo_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("learned_judge_accuracy", REPO / "benchmarks" / "learned_judge_accuracy.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/learned_judge_accuracy.py")
 
 
 def test_elo_on_schedule_lets_the_higher_score_win_in_the_schedules_order(bench):
