@@ -60,7 +60,6 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import train_learned_judge as tlj  # noqa: E402
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.elo import ratings_from_history  # noqa: E402
 from arts_metric.features import text_features, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
 
@@ -163,25 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     data_dir = arts_data.find_data_dir(args.data_dir)
 
-    texts, parts, elo4, elo35, pool_of = [], [], [], [], []
-    a_all, b_all, y_all = [], [], []
-    offset = 0
-    for k, name in enumerate(tlj.TRAIN_POOLS):
-        rows = arts_data.load_pool_rows(name, data_dir)
-        hist = arts_data.load_history(name, tlj.GPT4, tlj.RUN, data_dir)
-        elo4.append(ratings_from_history(len(rows), hist))
-        elo35.append(ratings_from_history(len(rows), arts_data.load_history(name, GPT35, tlj.RUN, data_dir)))
-        texts += [r["text"] for r in rows]
-        parts += [r["part"] for r in rows]
-        pool_of += [k] * len(rows)
-        for m in hist:
-            if m.outcome_a is not None:
-                a_all.append(m.a + offset)
-                b_all.append(m.b + offset)
-                y_all.append(m.outcome_a)
-        offset += len(rows)
-    elo, e35 = np.concatenate(elo4), np.concatenate(elo35)
-    pool_of, a_all, b_all, y_all = map(np.asarray, (pool_of, a_all, b_all, y_all))
+    td = tlj.load_training_data(data_dir)
+    texts, parts, elo, pool_of, a_all, b_all, y_all = td.texts, td.parts, td.elo, td.pool_of, td.a, td.b, td.y
+    gpt35 = tlj.load_training_data(data_dir, judge=GPT35)
+    if gpt35.texts != texts:
+        raise SystemExit("the GPT-3.5 and GPT-4 runs index different texts")
+    e35 = gpt35.elo
     n = len(texts)
 
     norms = lexical_norms(texts)  # first: fails fast, before the encoder runs, if a package is missing

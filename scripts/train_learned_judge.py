@@ -65,6 +65,7 @@ import io
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,48 @@ CLOSE_C = (0.1, 0.3, 1.0)  # inverse L2 strength of the close-pair head, chosen 
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class TrainingData:
+    """The training pools' texts in one index space (ARTS300 rows first, then ARTS3000)."""
+
+    texts: list[str]
+    parts: list[str]  # "source" / "simplified"
+    elo: np.ndarray  # GPT-4 Elo per text (K=16, start 1200, matches in order; higher = harder)
+    pool_of: np.ndarray  # index into TRAIN_POOLS
+    a: np.ndarray  # recorded GPT-4 matches with an answer: text indices ...
+    b: np.ndarray
+    y: np.ndarray  # ... and 1 when ``a`` was judged harder
+    ids: dict[str, tuple[list[str], np.ndarray]]  # per pool: row ids and their Elo
+    provenance: dict[str, str]  # sha256 of every file read, by path relative to the data folder
+
+
+def load_training_data(data_dir: Path, judge: str = GPT4) -> TrainingData:
+    """Texts, ``part`` labels and ``judge``'s pairwise-run1 Elo and decisions of TRAIN_POOLS."""
+    texts, parts, elo, pool_of, ids = [], [], [], [], {}
+    a_all, b_all, y_all = [], [], []
+    provenance = {}
+    offset = 0
+    for k, name in enumerate(TRAIN_POOLS):
+        rows = arts_data.load_pool_rows(name, data_dir)
+        hist = arts_data.load_history(name, judge, RUN, data_dir)
+        ratings = ratings_from_history(len(rows), hist)
+        texts += [r["text"] for r in rows]
+        parts += [r["part"] for r in rows]
+        ids[name] = ([r["id"] for r in rows], ratings)
+        elo.append(ratings)
+        pool_of += [k] * len(rows)
+        for m in hist:
+            if m.outcome_a is not None:
+                a_all.append(m.a + offset)
+                b_all.append(m.b + offset)
+                y_all.append(m.outcome_a)
+        offset += len(rows)
+        for rel in (f"pools/{name}.jsonl", f"histories/{name}/{judge}/{RUN}.jsonl"):
+            provenance[rel] = sha256_file(data_dir / rel)
+    return TrainingData(texts, parts, np.concatenate(elo), np.asarray(pool_of), np.asarray(a_all),
+                        np.asarray(b_all), np.asarray(y_all), ids, provenance)
 
 
 class Standardiser:
@@ -361,30 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {data_dir}", file=sys.stderr)
 
     # ---- training data: GPT-4 histories of ARTS300 / ARTS3000 -------------------
-    texts, parts, elo, pool_of, ids = [], [], [], [], {}
-    a_all, b_all, y_all = [], [], []
-    provenance = {}
-    offset = 0
-    for k, name in enumerate(TRAIN_POOLS):
-        rows = arts_data.load_pool_rows(name, data_dir)
-        hist = arts_data.load_history(name, GPT4, RUN, data_dir)
-        ratings = ratings_from_history(len(rows), hist)
-        texts += [r["text"] for r in rows]
-        parts += [r["part"] for r in rows]
-        ids[name] = ([r["id"] for r in rows], ratings)
-        elo.append(ratings)
-        pool_of += [k] * len(rows)
-        for m in hist:
-            if m.outcome_a is not None:
-                a_all.append(m.a + offset)
-                b_all.append(m.b + offset)
-                y_all.append(m.outcome_a)
-        offset += len(rows)
-        for rel in (f"pools/{name}.jsonl", f"histories/{name}/{GPT4}/{RUN}.jsonl"):
-            provenance[rel] = sha256_file(data_dir / rel)
-    elo = np.concatenate(elo)
-    pool_of = np.asarray(pool_of)
-    a_all, b_all, y_all = np.asarray(a_all), np.asarray(b_all), np.asarray(y_all)
+    td = load_training_data(data_dir)
+    texts, parts, elo, pool_of, ids, provenance = td.texts, td.parts, td.elo, td.pool_of, td.ids, td.provenance
+    a_all, b_all, y_all = td.a, td.b, td.y
     n = len(texts)
     print(f"training texts: {n}, recorded GPT-4 matches with an answer: {len(y_all)}", file=sys.stderr)
     training = {
