@@ -19,6 +19,13 @@ Rows:
   maximum, share >= B2 and share >= C1 of word CEFR levels (1 = A1 .. 6 = C2) and
   the share of words listed, from ``cefrpy`` (MIT). No registry package ships
   concreteness norms offline that we found;
+- **fine-tuning the top of the encoder** (the issue's first direction): MiniLM's
+  layers 5 and 6 trained on a CPU together with a linear head on their mean-pooled
+  output and the 15 features (squared error on the standardised GPT-4 Elo; AdamW,
+  learning rates 2e-5 for the layers and 1e-4 for the head, 3 epochs, one text a
+  step, 16 steps per update, seeded). Its baseline is where it starts: the same
+  layers frozen with the head fitted by ridge regression. Layers 1-4 are run once
+  and their outputs cached, which keeps the row near 7 minutes on 2 cores;
 - learned-1's inputs trained on a **target that mixes in GPT-3.5's Elo** of the
   same schedule (rescaled to GPT-4's mean and spread), weight ``w``: 16 decisions
   a text instead of 8. The criterion is still GPT-4's held-out Elo, so this row
@@ -149,6 +156,73 @@ def group_bootstrap(groups: np.ndarray, n_boot: int, seed: int = 0) -> list[np.n
     return [np.concatenate([members[g] for g in rng.choice(keys, size=len(keys))]) for _ in range(n_boot)]
 
 
+FT_FIRST_TRAINED = 4  # 0-based index of the first MiniLM layer that is trained (layers 5 and 6 in 1-based terms)
+FT_EPOCHS = 3
+FT_STEPS_PER_UPDATE = 16
+FT_LR_LAYERS, FT_LR_HEAD = 2e-5, 1e-4
+FT_RIDGE_ALPHA = 30.0
+
+
+def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
+                  folds: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold predictions of ``target`` (Elo points) from MiniLM's top layers, frozen
+    (ridge head) and fine-tuned from there, one fold at a time. Returns (frozen, tuned)."""
+    import copy
+
+    import torch
+    from sklearn.linear_model import Ridge
+
+    enc = learned.load_encoder("cpu")
+    bert = enc[0].auto_model
+    ids = enc.tokenizer(list(texts), truncation=True, max_length=enc.max_seq_length)["input_ids"]
+    cached = []  # per text: the (pieces, 384) output of the frozen lower layers; one text a pass, no padding
+    with torch.no_grad():
+        for row in tqdm(ids, desc="fine-tune: lower layers", file=sys.stderr, leave=False):
+            t = torch.tensor([row])
+            hidden = bert(input_ids=t, attention_mask=torch.ones_like(t), token_type_ids=torch.zeros_like(t),
+                          output_hidden_states=True).hidden_states
+            cached.append(hidden[FT_FIRST_TRAINED][0].clone())
+
+    def pooled(i: int, layers: torch.nn.ModuleList) -> torch.Tensor:
+        x = cached[i][None]
+        for layer in layers:
+            out = layer(x)
+            x = out[0] if isinstance(out, tuple) else out
+        return x[0].mean(0)
+
+    n = len(texts)
+    frozen, tuned = np.zeros(n), np.zeros(n)
+    for k, (tr, te) in enumerate(tqdm(folds, desc="fine-tune folds", file=sys.stderr)):
+        torch.manual_seed(k)
+        layers = torch.nn.ModuleList([copy.deepcopy(bert.encoder.layer[j]) for j in range(FT_FIRST_TRAINED, 6)]).eval()
+        f = torch.tensor((feats - feats[tr].mean(0)) / (feats[tr].std(0) + 1e-9), dtype=torch.float32)
+        mu, sd = float(target[tr].mean()), float(target[tr].std())
+        y = torch.tensor((target - mu) / sd, dtype=torch.float32)
+        with torch.no_grad():
+            inputs = np.hstack([torch.stack([pooled(i, layers) for i in range(n)]).numpy(), f.numpy()])
+        ridge = Ridge(alpha=FT_RIDGE_ALPHA).fit(inputs[tr], y.numpy()[tr])
+        frozen[te] = ridge.predict(inputs[te]) * sd + mu
+        head = torch.nn.Linear(inputs.shape[1], 1)
+        with torch.no_grad():
+            head.weight.copy_(torch.tensor(ridge.coef_[None], dtype=torch.float32))
+            head.bias.fill_(float(ridge.intercept_))
+        opt = torch.optim.AdamW([{"params": layers.parameters(), "lr": FT_LR_LAYERS},
+                                 {"params": head.parameters(), "lr": FT_LR_HEAD}], weight_decay=0.01)
+        layers.train()
+        rng = np.random.default_rng(k)
+        for _ in range(FT_EPOCHS):
+            for step, i in enumerate(rng.permutation(tr), start=1):
+                loss = (head(torch.cat([pooled(i, layers), f[i]]))[0] - y[i]) ** 2 / FT_STEPS_PER_UPDATE
+                loss.backward()
+                if step % FT_STEPS_PER_UPDATE == 0 or step == len(tr):
+                    opt.step()
+                    opt.zero_grad()
+        layers.eval()
+        with torch.no_grad():
+            tuned[te] = torch.stack([head(torch.cat([pooled(i, layers), f[i]]))[0] for i in te]).numpy() * sd + mu
+    return frozen, tuned
+
+
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
     rx, ry = rankdata(x) - (len(x) + 1) / 2, rankdata(y) - (len(y) + 1) / 2
     return float((rx * ry).sum() / np.sqrt((rx**2).sum() * (ry**2).sum()))
@@ -180,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # GPT-3.5's Elo on GPT-4's scale (same mean and spread), for the mixed targets
     z35 = (e35 - e35.mean()) / e35.std() * elo.std() + elo.mean()
-    alin, g, wf = 3000.0, 1.0, 2.0  # learned-2's kernel settings (its grouped-CV choice); learned-1 in grouped CV
+    # the kernel settings learned-2 was selected with, and those of learned-1's row in the training
+    # script's grouped CV (its README figure, .730): both baselines reproduce the shipped CV figures
+    alin, g, wf = 3000.0, 1.0, 2.0
     rows_spec = {
         "learned-1 inputs (baseline)": (emb, feats, elo, None),
         "learned-1 inputs + lexical norms": (emb, np.hstack([feats, norms]), elo, "learned-1 inputs (baseline)"),
@@ -201,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
             params = tlj.fit_kernel(std(x[tr]), target[tr], alin, g, wf, n_repr=rep.shape[1])
             pred[te] = tlj.predict_kernel(params, std(x[te]))
         oof[label] = pred
+    bases = {label: spec[3] for label, spec in rows_spec.items()}
+    ft_frozen, ft_tuned = "MiniLM layers 5-6 frozen, ridge head (the fine-tune's start)", "MiniLM layers 5-6 fine-tuned"
+    oof[ft_frozen], oof[ft_tuned] = fine_tune_oof(texts, feats, elo, folds)
+    bases.update({ft_frozen: None, ft_tuned: ft_frozen})
 
     easy = elo < np.median(elo)
     boots = group_bootstrap(groups, N_BOOT, seed=tlj.SEED)
@@ -227,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         "| easier half − baseline (95% CI) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for label, (_, _, _, base) in rows_spec.items():
+    for label, base in bases.items():
         m = tlj.v2_metrics(oof[label], elo, pool_of, a_all, b_all, y_all, mp)
         d_all = margin(label, base, None) if base else "-"
         d_easy = margin(label, base, easy) if base else "-"

@@ -53,8 +53,8 @@ its accuracy is cross-validated over the same groups. learned-1 gets a head
 of its own, fitted the same way on its grouped out-of-fold scores (its
 pointwise weights are unchanged).
 
-Deterministic (fixed folds, closed-form / convex fits); CPU only, about 15
-minutes on 2 shared CPU cores.
+Deterministic (fixed folds, closed-form / convex fits); CPU only, a minute or two
+on 2 CPU cores (it prints its own time).
 """
 
 from __future__ import annotations
@@ -120,9 +120,9 @@ class TrainingData:
 
     texts: list[str]
     parts: list[str]  # "source" / "simplified"
-    elo: np.ndarray  # GPT-4 Elo per text (K=16, start 1200, matches in order; higher = harder)
+    elo: np.ndarray  # the judge's Elo per text (K=16, start 1200, matches in order; higher = harder)
     pool_of: np.ndarray  # index into TRAIN_POOLS
-    a: np.ndarray  # recorded GPT-4 matches with an answer: text indices ...
+    a: np.ndarray  # the judge's recorded matches with an answer: text indices ...
     b: np.ndarray
     y: np.ndarray  # ... and 1 when ``a`` was judged harder
     ids: dict[str, tuple[list[str], np.ndarray]]  # per pool: row ids and their Elo

@@ -52,3 +52,20 @@ def test_group_bootstrap_draws_whole_groups_and_is_seeded(bench):
     again = bench.group_bootstrap(groups, 50, seed=1)
     assert all(np.array_equal(x, y) for x, y in zip(boots, again))
     assert not all(np.array_equal(x, y) for x, y in zip(boots, bench.group_bootstrap(groups, 50, seed=2)))
+
+
+def test_fine_tune_oof_starts_from_the_frozen_ridge_moves_from_it_and_repeats_bit_for_bit(bench):
+    texts = ["The cat sat.", "We eat apples.", "Photosynthesis converts light energy into chemical energy.",
+             "The lessee shall indemnify the lessor against all claims.", "It is hot today.",
+             "Allosteric modulators attenuate receptor signalling.", "I like my dog.",
+             "The committee postponed its decision pending the audit."]
+    feats = bench.text_features(texts).astype(np.float64)
+    target = 1200.0 + 100.0 * feats[:, 0]  # longer = harder, in Elo points
+    folds = [(np.arange(0, 8, 2), np.arange(1, 8, 2)), (np.arange(1, 8, 2), np.arange(0, 8, 2))]
+    frozen, tuned = bench.fine_tune_oof(texts, feats, target, folds)
+    assert frozen.shape == tuned.shape == (8,)
+    assert np.all(np.isfinite(tuned)) and np.all(np.abs(frozen - 1200.0) < 1000.0)
+    assert not np.allclose(frozen, tuned), "training moved the layers and the head"
+    again = bench.fine_tune_oof(texts, feats, target, folds)
+    np.testing.assert_array_equal(again[0], frozen)
+    np.testing.assert_array_equal(again[1], tuned)
