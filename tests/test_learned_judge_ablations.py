@@ -69,3 +69,26 @@ def test_fine_tune_oof_starts_from_the_frozen_ridge_moves_from_it_and_repeats_bi
     again = bench.fine_tune_oof(texts, feats, target, folds)
     np.testing.assert_array_equal(again[0], frozen)
     np.testing.assert_array_equal(again[1], tuned)
+
+
+def test_syntax_row_counts_bands_subordinators_and_passives_per_sentence(bench):
+    row = bench.syntax_row("The ball was quickly kicked by the boy, who laughed because it was fun. It was taken.")
+    bands, subordinators, passives = row[:7], row[7], row[8]
+    assert sum(bands) == pytest.approx(1.0)  # every word falls in one band
+    assert subordinators == pytest.approx(2 / 2)  # "who", "because" over two sentences
+    assert passives == pytest.approx(2 / 2)  # "was quickly kicked", "was taken"
+    assert bench.syntax_row("") == [0.0] * 9
+    assert bench.syntax_row("Xqzvw blorptik.")[0] == pytest.approx(1.0)  # unknown words: the lowest band
+
+
+def test_bt_linear_oof_recovers_a_linear_latent_from_decisions_alone(bench):
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(200, 5))
+    latent = z @ np.array([2.0, -1.0, 0.0, 0.5, 0.0])
+    a, b = rng.integers(0, 200, 3000), rng.integers(0, 200, 3000)
+    y = (rng.random(3000) < 1 / (1 + np.exp(-(latent[a] - latent[b])))).astype(float)
+    folds = [(np.setdiff1d(np.arange(200), np.arange(k, 200, 4)), np.arange(k, 200, 4)) for k in range(4)]
+    pred = bench.bt_linear_oof(z, a, b, y, folds, c=1.0)
+    assert np.corrcoef(pred, latent)[0, 1] > 0.95
+    flipped = bench.bt_linear_oof(z, a, b, 1.0 - y, folds, c=1.0)  # the loser called harder: the order reverses
+    assert np.corrcoef(flipped, latent)[0, 1] < -0.95
