@@ -1,10 +1,11 @@
 """Directions for a third learned judge (issue 13), measured before any of them may
 touch ARTS94: grouped cross-validation on GPT-4's ARTS300/ARTS3000 judgments.
 
-Every row is the learned judges' model family (kernel ridge, RBF + linear kernel,
-``scripts/train_learned_judge.py``) on the same five folds grouped by
-near-duplicates, scored out of fold against the GPT-4 pairwise-run1 Elo of the
-held-out texts (higher = harder). ARTS94, the human test set, is not read.
+Every row is fitted on the same five folds grouped by near-duplicates and scored
+out of fold against the GPT-4 pairwise-run1 Elo of the held-out texts (higher =
+harder); unless a row says otherwise (linear, fine-tuned) its model is the learned
+judges' family (kernel ridge, RBF + linear kernel, ``scripts/train_learned_judge.py``).
+ARTS94, the human test set, is not read.
 
 Rows:
 
@@ -289,6 +290,7 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+    # scipy.stats.spearmanr's value without its p-value and checks: called ~16,000 times by the bootstrap
     rx, ry = rankdata(x) - (len(x) + 1) / 2, rankdata(y) - (len(y) + 1) / 2
     return float((rx * ry).sum() / np.sqrt((rx**2).sum() * (ry**2).sum()))
 

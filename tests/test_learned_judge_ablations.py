@@ -92,3 +92,12 @@ def test_bt_linear_oof_recovers_a_linear_latent_from_decisions_alone(bench):
     assert np.corrcoef(pred, latent)[0, 1] > 0.95
     flipped = bench.bt_linear_oof(z, a, b, 1.0 - y, folds, c=1.0)  # the loser called harder: the order reverses
     assert np.corrcoef(flipped, latent)[0, 1] < -0.95
+
+
+def test_spearman_helper_equals_scipy_with_ties(bench):
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(0, 6, 40).astype(float), rng.normal(size=40)
+    assert bench._spearman(x, y) == pytest.approx(spearmanr(x, y)[0], abs=1e-12)
+    assert bench._spearman(y, -y) == pytest.approx(-1.0)
