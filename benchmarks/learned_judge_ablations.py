@@ -95,6 +95,10 @@ NORM_NAMES: tuple[str, ...] = (
 )
 
 
+#: thresholds of :func:`norm_row` per table of :func:`lexical_norms`: Kuperman (years), test-based (grade), CEFR (4 = B2)
+NORM_CUTS: tuple[tuple[float, ...], ...] = ((10.0,), (10.0,), (4.0, 5.0))
+
+
 def norm_row(tokens: Sequence[str], tables: Sequence[Callable[[str], float | None]],
              thresholds: Sequence[tuple[float, ...]]) -> list[float]:
     """Norm features of one text's lower-cased word tokens.
@@ -155,8 +159,7 @@ def lexical_norms(texts: Sequence[str]) -> np.ndarray:
         return None if level is None else float(level)
 
     tables = (kuperman.get, test_based.get, cefr)
-    cuts = ((10.0,), (10.0,), (4.0, 5.0))
-    rows = [norm_row([w.lower() for w in words(t)], tables, cuts) for t in texts]
+    rows = [norm_row([w.lower() for w in words(t)], tables, NORM_CUTS) for t in texts]
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(NORM_NAMES))
 
 
@@ -199,7 +202,7 @@ def bt_linear_oof(z: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray,
     pred = np.zeros(len(z))
     for tr, te in folds:
         std = tlj.Standardiser(z[tr])
-        zz = np.nan_to_num(std(z), nan=0.0)
+        zz = std(z)  # dead columns (scale inf) come out 0
         inside = np.zeros(len(z), bool)
         inside[tr] = True
         keep = inside[a] & inside[b] & (y != 0.5)
@@ -217,7 +220,7 @@ def ridge_oof(z: np.ndarray, target: np.ndarray, folds: Sequence[tuple[np.ndarra
     pred = np.zeros(len(z))
     for tr, te in folds:
         std = tlj.Standardiser(z[tr])
-        zz = np.nan_to_num(std(z), nan=0.0)
+        zz = std(z)  # dead columns (scale inf) come out 0
         pred[te] = Ridge(alpha=tlj.RIDGE_ALPHA).fit(zz[tr], target[tr]).predict(zz[te])
     return pred
 
@@ -249,7 +252,7 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
                           output_hidden_states=True).hidden_states
             cached.append(hidden[FT_FIRST_TRAINED][0].clone())
 
-    def pooled(i: int, layers: torch.nn.ModuleList) -> torch.Tensor:
+    def pooled(i: int, layers: Sequence[torch.nn.Module]) -> torch.Tensor:
         x = cached[i][None]
         for layer in layers:
             out = layer(x)
@@ -257,6 +260,8 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
         return x[0].mean(0)
 
     n = len(texts)
+    with torch.no_grad():  # the top layers' pooled output before training: the same for every fold
+        start = torch.stack([pooled(i, bert.encoder.layer[FT_FIRST_TRAINED:6]) for i in range(n)]).numpy()
     frozen, tuned = np.zeros(n), np.zeros(n)
     for k, (tr, te) in enumerate(tqdm(folds, desc="fine-tune folds", file=sys.stderr)):
         torch.manual_seed(k)
@@ -264,8 +269,7 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
         f = torch.tensor((feats - feats[tr].mean(0)) / (feats[tr].std(0) + 1e-9), dtype=torch.float32)
         mu, sd = float(target[tr].mean()), float(target[tr].std())
         y = torch.tensor((target - mu) / sd, dtype=torch.float32)
-        with torch.no_grad():
-            inputs = np.hstack([torch.stack([pooled(i, layers) for i in range(n)]).numpy(), f.numpy()])
+        inputs = np.hstack([start, f.numpy()])
         ridge = Ridge(alpha=FT_RIDGE_ALPHA).fit(inputs[tr], y.numpy()[tr])
         frozen[te] = ridge.predict(inputs[te]) * sd + mu
         head = torch.nn.Linear(inputs.shape[1], 1)

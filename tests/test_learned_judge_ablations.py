@@ -31,9 +31,11 @@ def test_norm_row_of_unrated_or_empty_text_is_all_zero(bench):
     assert bench.norm_row([], ({}.get,), ((10.0,),)) == [0.0, 0.0, 0.0, 0.0]
 
 
-def test_norm_names_match_the_tables_lexical_norms_builds(bench):
-    # two age-of-acquisition tables with one threshold (4 columns each), CEFR with two (5 columns)
-    assert len(bench.NORM_NAMES) == 4 + 4 + 5
+def test_norm_names_match_the_columns_lexical_norms_builds(bench):
+    # the three tables lexical_norms reads, with its thresholds: one name per column
+    row = bench.norm_row(["cat"], ({"cat": 3.0}.get,) * 3, bench.NORM_CUTS)
+    assert len(row) == len(bench.NORM_NAMES)
+    assert bench.NORM_NAMES[3] == "aoa_kuperman_coverage" and row[3] == 1.0
 
 
 def test_group_bootstrap_draws_whole_groups_and_is_seeded(bench):
