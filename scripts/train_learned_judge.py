@@ -125,7 +125,7 @@ class TrainingData:
     a: np.ndarray  # the judge's recorded matches with an answer: text indices ...
     b: np.ndarray
     y: np.ndarray  # ... and 1 when ``a`` was judged harder
-    ids: dict[str, tuple[list[str], np.ndarray]]  # per pool: row ids and their Elo
+    ids: dict[str, list[str]]  # per pool: its row ids, in order
     provenance: dict[str, str]  # sha256 of every file read, by path relative to the data folder
 
 
@@ -141,7 +141,7 @@ def load_training_data(data_dir: Path, judge: str = GPT4) -> TrainingData:
         ratings = ratings_from_history(len(rows), hist)
         texts += [r["text"] for r in rows]
         parts += [r["part"] for r in rows]
-        ids[name] = ([r["id"] for r in rows], ratings)
+        ids[name] = [r["id"] for r in rows]
         elo.append(ratings)
         pool_of += [k] * len(rows)
         for m in hist:
@@ -606,9 +606,9 @@ def main(argv: list[str] | None = None) -> int:
     pool_files = {"arts94": ([r["id"] for r in rows94], human, s94, "human/majority")}
     offset = 0
     for name in TRAIN_POOLS:
-        pid, ratings = ids[name]
+        pid = ids[name]
         sl = slice(offset, offset + len(pid))
-        pool_files[name] = (pid, ratings, {"v1": oof_v1[sl], "v2": oof_v2[sl]}, f"{GPT4}/{RUN}")
+        pool_files[name] = (pid, elo[sl], {"v1": oof_v1[sl], "v2": oof_v2[sl]}, f"{GPT4}/{RUN}")
         offset += len(pid)
     for name, (pid, ratings, scores, ref) in pool_files.items():
         keyed = {f"learned:{v}": s for v, s in scores.items()}
