@@ -27,7 +27,7 @@ from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
 from arts_metric.readability import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
 from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 
-LONG_TEXTS = ("chunks", "whole")
+LONG_TEXTS = ("sentences", "chunks", "whole")
 
 
 @dataclass(frozen=True)
@@ -123,13 +123,16 @@ class ScoringConfig:
         '{"target_width": 0.1} (ARTS units), {"level": 0.95}, {"seed": 0}; see the metric card',
     )
     long_texts: str = _setting(
-        "chunks", _one_of(*LONG_TEXTS), "str",
-        '"chunks": a text longer than `split_above` characters is split at sentence boundaries into '
-        "units of at most `chunk_chars` characters and scores the length-weighted mean of its units; "
-        '"whole": every text is judged whole',
+        "sentences", _one_of(*LONG_TEXTS), "str",
+        '"sentences": a text longer than `split_above` characters is split into its sentences, and its '
+        "rating is the Bradley-Terry team rating of theirs (its strength is the sum of its sentences' "
+        'strengths: the hardest sentence weighs most, and more to read is harder); "chunks": the '
+        "scoring of releases up to 0.1 (sentences packed into units of at most `chunk_chars` characters, "
+        'length-weighted mean of their scores); "whole": every text is judged whole',
     )
     chunk_chars: int = _setting(
-        DEFAULT_CHUNK_CHARS, _positive_int("characters"), "int", "unit size for long texts, in characters"
+        DEFAULT_CHUNK_CHARS, _positive_int("characters"), "int",
+        'unit size for long texts, in characters (long_texts="chunks" only)',
     )
     split_above: int = _setting(
         DEFAULT_SPLIT_ABOVE, _positive_int("characters"), "int",

@@ -27,7 +27,7 @@ import math
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 from scipy.stats import rankdata
 
 START_RATING = 1200.0
@@ -201,6 +201,36 @@ def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.n
         q *= e  # E (1 - E)
         mean_var[block] = q.mean(axis=1)
     return mean_e, mean_lose, mean_var
+
+
+def mean_expected_score(pool_ratings: np.ndarray, ratings: np.ndarray | Sequence[float]) -> np.ndarray:
+    """``mean_j E(R, R_j)`` for each rating ``R`` against ``pool_ratings``: the share of
+    the pool a text rated ``R`` is expected to beat (be harder than), in [0, 1]. The
+    inverse of :func:`rating_of_expected_score`; NaN stays NaN. Each value is computed
+    on its own, so it does not depend on the other ratings passed with it."""
+    pool_ratings = np.asarray(pool_ratings, dtype=float)
+    r = np.asarray(ratings, dtype=float)
+    flat = r.ravel()
+    out = np.full(flat.shape, np.nan)
+    ok = ~np.isnan(flat)
+    if ok.any():
+        out[ok] = _mean_expected_scores(flat[ok], pool_ratings)[0]
+    return out.reshape(r.shape)
+
+
+def team_rating(ratings: np.ndarray | Sequence[float]) -> float:
+    """The Elo rating of a text made of parts rated ``ratings``, by the Bradley-Terry
+    team rule: its strength ``10^(R/400)`` is the sum of its parts' strengths, so
+    ``R = 400 log10(sum_i 10^(R_i/400))``. One part keeps its rating; ``n`` equally
+    hard parts rate ``400 log10(n)`` Elo above one (about 120 Elo for two, 400 for
+    ten); the hardest part weighs most. Elo points, higher = harder; NaN if any part
+    is NaN."""
+    r = np.asarray(ratings, dtype=float)
+    if r.size == 0:
+        raise ValueError("team_rating needs at least one rating")
+    if np.isnan(r).any():
+        return math.nan
+    return float(logsumexp(_LN10_OVER_SCALE * r) / _LN10_OVER_SCALE)
 
 
 def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Sequence[float]) -> np.ndarray:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 
 from arts_metric.config import ScoringConfig
+from arts_metric.elo import expected_score
 from arts_metric.inputs import (
     EmptyPolicy,
     blank_indices,
@@ -109,17 +110,28 @@ def dry_run_placement(judge: Judge, config: ScoringConfig) -> None:
         place(stand_in, pool, ["newcomer"], method=method, **options)
 
 
-def _p_output_easier(judge: Judge, sources: list[str], outputs: list[str]) -> list[float] | None:
-    """P(the output is easier than its source) from the judge's close-pair method
-    (the learned judge's ``compare_close``, which reads both texts: the words an
-    edit removed and added, for near-paraphrases whose absolute scores differ by
-    noise); None when the judge has no such method (LLM judges), an empty list
-    when there is no pair to judge."""
+def _p_output_easier(
+    judge: Judge, sources: list[str], outputs: list[str], source_elo: np.ndarray, output_elo: np.ndarray,
+    split: np.ndarray,
+) -> list[float] | None:
+    """P(the output is easier than its source), for judges with a close-pair method
+    (the learned judge's ``compare_close``), None for the others (LLM judges).
+
+    A pair of single units (texts up to ``split_above`` characters) goes to
+    ``compare_close``, which reads both texts: the words an edit removed and added,
+    for near-paraphrases whose absolute scores differ by noise. A pair where either
+    text was cut into sentences (``split``; ``long_texts="sentences"``) is judged
+    from the two texts' ratings, ``E(source, output)`` of eq. 1: the close-pair head reads at most one
+    window of text, and on paragraphs the sentence ratings order pairs better
+    (``benchmarks/levels.py``). An empty list when there is no pair to judge."""
     close = getattr(judge, "compare_close", None)
     if not callable(close):
         return None
-    pairs = list(zip(sources, outputs))
-    return [float(p) for p in close(pairs)] if pairs else []
+    out = np.asarray(expected_score(np.asarray(source_elo, float), np.asarray(output_elo, float)), dtype=float)
+    short = [i for i in range(len(sources)) if not split[i]]
+    if short:
+        out[short] = [float(p) for p in close([(sources[i], outputs[i]) for i in short])]
+    return [float(p) for p in out]
 
 
 def _stats_since(before: dict, after: dict) -> dict:
@@ -301,7 +313,12 @@ def score_texts(
         # The close-pair probability where the judge offers one: it reads both texts,
         # so it orders near-paraphrases better than the difference of two scores.
         both = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]]
-        p = _p_output_easier(judge_obj, [sources[i] for i in both], [predictions[i] for i in both])
+        src_units, pred_units = part(units, "sources"), part(units, "predictions")
+        p = _p_output_easier(
+            judge_obj, [sources[i] for i in both], [predictions[i] for i in both],
+            part(elo, "sources")[both], part(elo, "predictions")[both],
+            ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts == "sentences"),
+        )
         if p is not None:
             p_easier = np.full(n, np.nan)
             p_easier[both] = p

@@ -1,26 +1,25 @@
-"""Cutting long texts into sentence-sized units.
+"""Cutting long texts into judge units.
 
-Every ARTS pool text is one or two sentences of at most ~400 characters. A
-rank inside such a pool saturates for a 300-word summary (it is "harder" than
-every pool sentence simply by being long), so a text longer than
-``split_above`` (400, the longest pool texts) is split at sentence boundaries,
-and consecutive sentences are packed into units of at most ``chunk_chars``
-(150, about a typical pool text: very short sentences are merged, a long
-sentence stays alone). Each unit is placed in the pool and the text scores the
-length-weighted mean of its units: the difficulty of its typical sentence on
-the pool's scale. Texts up to ``split_above`` are judged whole, like the pool's
-own texts were.
+Every ARTS pool text is one or two sentences of at most ~400 characters, so a
+text up to ``split_above`` characters (400, the longest pool texts) is judged
+whole, as the pool's own texts were. A longer text is cut into units:
 
-Why sentence-sized units and not 400-character chunks: a 400-character chunk
-is judged harder than a pool text of the same sentences *because it is longer*
-(length is the strongest single cue of every judge), which lifts every
-document towards the top of the pool; sentence units keep a document of easy
-sentences easy (checked on documents built from ARTS94, tests/test_metric.py).
+- ``sentence_units`` (the default, ``long_texts="sentences"``): one unit per
+  sentence, never merged, so a text of short sentences keeps its short
+  sentences (the strongest single cue of every judge) and a long sentence
+  stays whole. :mod:`arts_metric.units` combines the sentences' ratings by the
+  Bradley-Terry team rule (:func:`arts_metric.elo.team_rating`).
+- ``chunk_text`` (``long_texts="chunks"``, the scoring of releases up to 0.1):
+  consecutive sentences packed into units of at most ``chunk_chars`` (150)
+  characters, scored as the length-weighted mean of the units' scores. Packing
+  merges short sentences into one long-looking unit, and the mean ignores how
+  much there is to read; both lose what tells a paragraph's easier rewrite
+  apart (``benchmarks/levels.py``).
 
 Sentence boundaries come from a small regular expression rather than a
 library: NLTK's punkt needs a download at run time (this package must work
-offline) and pysbd is unmaintained and slow; a chunk boundary off by one
-abbreviation does not change a chunk's difficulty much.
+offline) and pysbd is unmaintained and slow; a boundary off by one
+abbreviation changes a unit's difficulty little.
 """
 
 from __future__ import annotations
@@ -77,3 +76,11 @@ def chunk_text(
     if current:
         chunks.append(current)
     return chunks or [text]
+
+
+def sentence_units(text: str, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
+    """Units to judge for ``text``: the text itself when it has at most ``split_above``
+    characters, else its sentences (:func:`split_sentences`), one unit each."""
+    if len(text) <= split_above:
+        return [text]
+    return split_sentences(text) or [text]

@@ -1,18 +1,28 @@
 """Whole texts in a frozen pool: each text is cut into judge units, the units are
-placed, and every text gets the length-weighted mean of its units.
+placed, and every text gets a rating combined from its units'.
 
-A text longer than ``split_above`` characters is cut at sentence boundaries
-into units of at most ``chunk_chars`` characters (:mod:`arts_metric.segment`;
-``long_texts="whole"`` keeps every text whole); a unit longer than the judge
-reads is cut with a warning. Identical units are placed once. A text's
-``arts`` and ``arts_elo`` are the means of its units' values weighted by their
-lengths in characters; its interval the same mean of the units' bounds.
+A text longer than ``split_above`` characters is cut into units
+(:mod:`arts_metric.segment`); a unit longer than the judge reads is cut with a
+warning. Identical units are placed once. How a text's values come from its
+units' depends on ``long_texts``:
+
+- ``"sentences"`` (default): one unit per sentence; the text's ``arts_elo`` is
+  the Bradley-Terry team rating of its sentences' ratings
+  (:func:`arts_metric.elo.team_rating`: its strength is the sum of theirs) and
+  its ``arts`` the share of the pool that rating is expected to beat
+  (:func:`arts_metric.elo.mean_expected_score`), so ``arts`` still reads "harder
+  than this share of the pool". A text of one unit keeps that unit's values.
+  Its interval applies the same rule to the units' bounds.
+- ``"chunks"``: units of packed sentences; the text's values are the means of
+  its units' values weighted by their lengths in characters, its interval the
+  same mean of their bounds.
+- ``"whole"``: every text is one unit.
 
 A unit's placement depends on the unit, the pool, the judge and the placement
-settings only (see :mod:`arts_metric.placement.streams`), so a text scores the
-same alone, among other texts or in any batch. A text with a unit that got no
-judge answer at all (a failure, not an unusable answer) gets NaN and is
-counted as incomplete; a rerun completes it.
+settings only (see :mod:`arts_metric.placement.streams`), and a text's values
+on its own units only, so a text scores the same alone, among other texts or in
+any batch. A text with a unit that got no judge answer at all (a failure, not
+an unusable answer) gets NaN and is counted as incomplete; a rerun completes it.
 """
 
 from __future__ import annotations
@@ -28,13 +38,19 @@ from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
 from arts_metric.judges import Judge, PointwiseJudge
 from arts_metric.pool import Pool
-from arts_metric.segment import chunk_text
+from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
+from arts_metric.segment import chunk_text, sentence_units
 
 
 def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: str) -> list[list[str]]:
     out = []
     for i, text in enumerate(texts):
-        units = chunk_text(text, config.chunk_chars, config.split_above) if config.long_texts == "chunks" else [text]
+        if config.long_texts == "sentences":
+            units = sentence_units(text, config.split_above)
+        elif config.long_texts == "chunks":
+            units = chunk_text(text, config.chunk_chars, config.split_above)
+        else:
+            units = [text]
         cut = []
         for u in units:
             if len(u) > max_chars:
@@ -47,6 +63,15 @@ def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: s
             cut.append(u)
         out.append(cut)
     return out
+
+
+def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
+    """ARTS values of a text from its units' ARTS values ``(units, k)`` taken column by
+    column (bounds or quantiles at one level): each column's ratings combined by the
+    team rule, then placed back on the pool's ARTS scale. ``(k,)``."""
+    unit_ratings = rating_of_expected_score(pool.ratings, unit_arts)
+    combined = [team_rating(unit_ratings[:, j]) for j in range(unit_ratings.shape[1])]
+    return mean_expected_score(pool.ratings, np.asarray(combined))
 
 
 def place_texts(
@@ -103,28 +128,55 @@ def place_texts(
     incomplete = np.zeros(n, dtype=bool)
     unit_idx = [[unique[u] for u in units] for units in unit_lists]
     unit_w = [[float(len(u)) for u in units] for units in unit_lists]
-    # A chunked text scores the length-weighted mean of its chunks, on both
-    # scales; its interval is the same mean of the chunks' bounds (conservative:
-    # it ignores that chunk errors partly cancel).
+    team = config.long_texts == "sentences"
     for i, (idx_list, w_list) in enumerate(zip(unit_idx, unit_w)):
         idx, w = np.array(idx_list), np.array(w_list)
         ok = ~np.isnan(unit_arts[idx])
         if unit_lost[idx].any():  # a score from fewer units than a complete run would use: none
             incomplete[i] = True
             continue
-        if ok.any():
-            arts[i] = np.average(unit_arts[idx][ok], weights=w[ok])
-            ratings[i] = np.average(unit_ratings[idx][ok], weights=w[ok])
+        if not ok.any():
+            continue
+        idx, w = idx[ok], w[ok]
+        if team and len(idx) == 1:
+            arts[i], ratings[i] = unit_arts[idx[0]], unit_ratings[idx[0]]
             if bounds is not None:
-                bounds[i] = np.average(np.asarray(unit_iv)[idx][ok], axis=0, weights=w[ok])
+                bounds[i] = np.asarray(unit_iv)[idx[0]]
+        elif team:
+            ratings[i] = team_rating(unit_ratings[idx])
+            arts[i] = mean_expected_score(pool.ratings, ratings[i])
+            if bounds is not None:
+                bounds[i] = _team_arts(pool, np.asarray(unit_iv, dtype=float)[idx])
+        else:
+            # Chunks: the length-weighted mean of the units, on both scales; the interval
+            # is the same mean of their bounds (conservative: unit errors partly cancel).
+            arts[i] = np.average(unit_arts[idx], weights=w)
+            ratings[i] = np.average(unit_ratings[idx], weights=w)
+            if bounds is not None:
+                bounds[i] = np.average(np.asarray(unit_iv)[idx], axis=0, weights=w)
     unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(unit_texts)))
     calls_per_text = [int(unit_calls[idx].sum()) for idx in unit_idx]
     mean_interval = None
     if np.any(~np.isnan(arts)):
         k = n if n_mean is None else n_mean
-        kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
-        weights = [[] if incomplete[i] else unit_w[i] for i in range(k)]
-        mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
+        if team:
+            # Each text's quantiles by the team rule over its units' quantiles at the same
+            # level (as its interval), then the mean's interval over texts.
+            q_units = np.asarray(result.arts_quantiles, dtype=float)
+            q_text = np.full((k, q_units.shape[1]), np.nan)
+            for i in range(k):
+                idx = np.array(unit_idx[i])
+                idx = idx[~np.isnan(q_units[idx]).any(axis=1)] if len(idx) else idx
+                if incomplete[i] or not len(idx):
+                    continue
+                q_text[i] = q_units[idx[0]] if len(idx) == 1 else _team_arts(pool, q_units[idx])
+            text_result = dataclasses.replace(result, arts_quantiles=q_text)
+            kept_rows = [[] if incomplete[i] or np.isnan(q_text[i]).any() else [i] for i in range(k)]
+            mean_interval = placement_mod.system_interval(text_result, pool, units=kept_rows)
+        else:
+            kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
+            weights = [[] if incomplete[i] else unit_w[i] for i in range(k)]
+            mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
     return {
         "arts": arts,
         "arts_elo": ratings,

@@ -46,6 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.elo import ratings_from_history  # noqa: E402
+from arts_metric.features import words  # noqa: E402
 from arts_metric.judges.learned import word_overlap  # noqa: E402
 from arts_metric.scoring import score_texts  # noqa: E402
 
@@ -103,13 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         parts += [r["part"] for r in rows]
     proxy = _pairs(train, texts, parts)
     scores, head = _deltas(texts, proxy)
+    words_delta = np.array([len(words(texts[i])) - len(words(texts[j])) for i, j in proxy], dtype=float)
     lines: list[str] = []
 
     lines += [f"1. Proxy: {len(proxy)} minimal pairs of ARTS300/3000 (in sample); right = source judged harder",
               f"   arts_delta > 0       {_boot(scores > 0, rng)}",
               f"   p_output_easier > .5 {_boot(head > 0, rng)}",
               f"   difference          {_boot_diff(head > 0, scores > 0, rng)}   "
-              f"(signs differ on {int(np.sum((head > 0) != (scores > 0)))} pairs)"]
+              f"(signs differ on {int(np.sum((head > 0) != (scores > 0)))} pairs)",
+              f"   word count (source longer; a tie counts 1/2) "
+              f"{_boot(np.where(words_delta > 0, 1.0, np.where(words_delta == 0, 0.5, 0.0)), rng)}"]
 
     rows94 = arts_data.load_pool_rows("arts94", data_dir)
     texts94 = [r["text"] for r in rows94]

@@ -13,12 +13,21 @@ Also: the judge's own batch-independent encoder
 for ``n`` and for 100 texts, and the word pieces each computes beyond the
 texts' own (filler copies vs padding). All runs are interleaved and the best
 of ``repeats`` is kept for each, so a noisy shared machine hurts them alike.
+
+Paragraphs: ``--paragraphs`` (default 300) texts of 50-300 words, the Cochrane
+abstracts and plain-language summaries of the development sets (read at run time
+from ``../shared/dev`` or ``$ARTS_DEV_DIR``), scored by ``compute()`` (cut into
+sentences, every sentence placed) against bare MiniLM encoding of the same
+paragraphs (which reads at most 256 word pieces of each); goal >= 0.5x.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
+from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -28,6 +37,7 @@ from arts_metric.judges import get_judge
 from arts_metric.judges import learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
+from arts_metric.segment import split_sentences
 
 
 def main() -> None:
@@ -35,6 +45,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--paragraphs", type=int, default=300)
+    parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
     args = parser.parse_args()
 
     rows = load_pool_rows("arts3000")
@@ -46,8 +58,11 @@ def main() -> None:
     embed_texts(texts[:32])
     metric.compute(predictions=texts[:32])
 
+    paragraphs = _paragraphs(args.dev_dir, args.paragraphs, rng)
     small = texts[:100]
-    times: dict[str, list[float]] = {k: [] for k in ("encode", "ours", "compute", "encode100", "ours100")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("encode", "ours", "compute", "encode100", "ours100", "encode_par", "compute_par")
+    }
     for _ in range(args.repeats):
         for key, run in (
             ("encode", lambda: embed_texts(texts)),
@@ -55,13 +70,16 @@ def main() -> None:
             ("compute", lambda: metric.compute(predictions=texts)),
             ("encode100", lambda: embed_texts(small)),
             ("ours100", lambda: sentence_embeddings(small)),
+            ("encode_par", lambda: embed_texts(paragraphs)),
+            ("compute_par", lambda: metric.compute(predictions=paragraphs)),
         ):
             t0 = time.perf_counter()
             out = run()
             times[key].append(time.perf_counter() - t0)
             if key == "compute":
                 assert len(out["arts"]) == args.n
-    rate = {k: (args.n if "100" not in k else len(small)) / min(v) for k, v in times.items()}
+    size = {"encode100": len(small), "ours100": len(small), "encode_par": len(paragraphs), "compute_par": len(paragraphs)}
+    rate = {k: size.get(k, args.n) / min(v) for k, v in times.items()}
     print(f"texts: {args.n} ARTS3000 texts, best of {args.repeats}; default judge {judge.model.version}")
     print(f"bare MiniLM encoding : {rate['encode']:8.1f} texts/s")
     print(f"compute() (judge + fkgl, fre, dale_chall): {rate['compute']:8.1f} texts/s")
@@ -74,8 +92,30 @@ def main() -> None:
     passes = sum(len(full) * len(ids[full[0]]) for _, full in learned.encoder_passes(lengths))
     ordered = np.sort(lengths)[::-1]
     padded = sum(int(ordered[s]) * len(ordered[s : s + 64]) for s in range(0, len(ordered), 64))
+    n_words = [len(p.split()) for p in paragraphs]
+    print(f"paragraphs: {len(paragraphs)} Cochrane texts of {min(n_words)}-{max(n_words)} words "
+          f"(median {int(np.median(n_words))}), {np.mean([len(split_sentences(p)) for p in paragraphs]):.1f} "
+          "sentences each on average")
+    print(f"  bare MiniLM encoding : {rate['encode_par']:8.1f} paragraphs/s")
+    print(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
+    print(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
     print(f"word pieces computed beyond the texts' own: judge's passes {passes / lengths.sum() - 1:.0%}, "
           f"sorted padded batches of 64 {padded / lengths.sum() - 1:.0%}")
+
+
+def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:
+    """``n`` Cochrane abstracts and plain-language summaries of 50-300 words, drawn at random."""
+    folder = Path(dev_dir or os.environ.get("ARTS_DEV_DIR") or Path(__file__).resolve().parents[2] / "shared" / "dev")
+    path = folder / "cochrane_pls_val.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: the paragraph figures need the development sets "
+                                "(set ARTS_DEV_DIR or pass --dev-dir)")
+    texts = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        texts += [row["abstract"], row["plain_language_summary"]]
+    texts = [t for t in texts if 50 <= len(t.split()) <= 300]
+    return [texts[i] for i in rng.choice(len(texts), size=min(n, len(texts)), replace=False)]
 
 
 if __name__ == "__main__":

@@ -589,3 +589,27 @@ def test_rating_of_expected_score_is_exact_at_the_extreme_shares():
         want.append(brentq(lambda r: np.log(expit(_C * (r - pool)).mean()) - np.log(expit(_C * (pool - r)).mean()) - logit,
                            pool.min() - 5000.0, pool.max() + 5000.0, xtol=1e-12, rtol=1e-15))
     np.testing.assert_allclose(rating_of_expected_score(pool, shares), want, rtol=0, atol=1e-9)
+
+
+def test_team_rating_sums_strengths():
+    from arts_metric.elo import team_rating
+
+    assert team_rating([1234.5]) == pytest.approx(1234.5, abs=1e-9)
+    assert team_rating([1200.0, 1200.0]) == pytest.approx(1200.0 + 400.0 * np.log10(2.0), abs=1e-9)
+    r = [1100.0, 1350.0, 1200.0]
+    assert team_rating(r) == pytest.approx(400.0 * np.log10(sum(10 ** (x / 400.0) for x in r)), abs=1e-9)
+    assert team_rating(r) == team_rating(r[::-1])
+    assert max(r) < team_rating(r) < max(r) + 400.0 * np.log10(3)
+    assert np.isnan(team_rating([1200.0, np.nan]))
+    with pytest.raises(ValueError, match="at least one"):
+        team_rating([])
+
+
+def test_mean_expected_score_inverts_rating_of_expected_score():
+    from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score
+
+    pool = np.array([1100.0, 1180.0, 1250.0, 1400.0])
+    shares = np.array([0.01, 0.3, 0.5, 0.97, np.nan])
+    back = mean_expected_score(pool, rating_of_expected_score(pool, shares))
+    assert np.allclose(back[:4], shares[:4], atol=1e-10) and np.isnan(back[4])
+    assert mean_expected_score(pool, [1300.0])[0] == pytest.approx(np.mean(expected_score(1300.0, pool)), abs=1e-12)

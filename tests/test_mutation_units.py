@@ -1,5 +1,5 @@
-"""Long texts score the length-weighted mean of their units (issue 15, found by a
-planted bug: units weighted equally passed the whole suite).
+"""With ``long_texts="chunks"``, long texts score the length-weighted mean of their
+units (found by a planted bug: units weighted equally passed the whole suite).
 
 A judge of known per-unit difficulty scores a document cut into units of
 clearly different lengths (one long hard sentence, short easy ones); ``arts``,
@@ -96,7 +96,7 @@ def test_the_document_is_cut_into_units_of_clearly_different_lengths():
 
 def test_pointwise_scores_are_the_length_weighted_means_of_the_units(pool):
     judge = KnownScoreJudge(_difficulty())
-    config = ScoringConfig(**CHUNKS)
+    config = ScoringConfig(long_texts="chunks", **CHUNKS)
     placed = place_texts([DOC], judge, pool, config)
     assert placed["units"] == [4]
     # A unit of difficulty s beats the pool texts below s: its ARTS score is their share.
@@ -119,7 +119,7 @@ def test_sampled_placement_weights_scores_and_intervals_by_unit_length(pool):
     """A pairwise judge placed by MLE: every unit gets an interval; the document's
     ``arts``, ``arts_elo``, interval and mean interval are the length-weighted ones."""
     difficulty = _difficulty()
-    config = ScoringConfig(**CHUNKS, placement="mle", placement_options={"budget": 12})
+    config = ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle", placement_options={"budget": 12})
     placed = place_texts([DOC, EASY[0]], KnownPairJudge(difficulty), pool, config, n_mean=1)
     units = _units()
     w = _weights()
@@ -169,7 +169,7 @@ def test_units_without_a_usable_answer_leave_the_others_and_lost_ones_leave_the_
     units = _units()
     other = "A plain short text."
     difficulty = {**_difficulty(), other: 9.5}
-    config = ScoringConfig(**CHUNKS)
+    config = ScoringConfig(long_texts="chunks", **CHUNKS)
     # One unusable unit (an answer, but none usable): the text scores from the other three.
     judge = LosingJudge(difficulty, invalid={units[2]})
     placed = place_texts([DOC, other], judge, pool, config)
@@ -189,7 +189,7 @@ def test_units_without_a_usable_answer_leave_the_others_and_lost_ones_leave_the_
 def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has_them(pool):
     units = _units()
     judge = LosingJudge(_difficulty())
-    placed = place_texts([DOC, DOC, units[0]], judge, pool, ScoringConfig(**CHUNKS))
+    placed = place_texts([DOC, DOC, units[0]], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
     assert sorted(t for t in judge.scored if not t.startswith("pool text")) == sorted(units)
     assert placed["calls_per_text"] == [4, 4, 1] and placed["units"] == [4, 4, 1]
     assert placed["arts"][0] == placed["arts"][1] and placed["arts"][2] == pytest.approx(_share_below(17.5))
@@ -198,9 +198,9 @@ def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has
 
 def test_whole_texts_and_short_texts_are_one_unit(pool):
     difficulty = {**_difficulty(), DOC: 12.5}
-    whole = place_texts([DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(**CHUNKS, long_texts="whole"))
+    whole = place_texts([DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole"))
     assert whole["units"] == [1] and whole["arts"][0] == pytest.approx(_share_below(12.5))
-    short = ScoringConfig(chunk_chars=30, split_above=len(DOC))  # not longer than split_above: whole
+    short = ScoringConfig(long_texts="chunks", chunk_chars=30, split_above=len(DOC))  # not longer than split_above: whole
     assert place_texts([DOC], KnownScoreJudge(difficulty), pool, short)["units"] == [1]
 
 
@@ -209,7 +209,7 @@ def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
     judge = KnownScoreJudge({**_difficulty(), units[0][:100]: 17.5})
     judge.max_chars = 100
     with pytest.warns(UserWarning, match=r"texts\[0\]: a unit of 171 characters was cut to 100"):
-        placed = place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS), label="texts")
+        placed = place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS), label="texts")
     # the cut unit weighs what the judge read
     w = np.array([100.0, *[len(u) for u in units[1:]]])
     unit_arts = [_share_below(s) for s in (17.5, 1.5, 6.5, 3.5)]
@@ -219,9 +219,9 @@ def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
 def test_mean_interval_of_the_first_n_mean_texts(pool):
     other = "A plain short text."
     judge = KnownScoreJudge({**_difficulty(), other: 9.5})
-    placed = place_texts([other, DOC], judge, pool, ScoringConfig(**CHUNKS), n_mean=1)
+    placed = place_texts([other, DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS), n_mean=1)
     assert placed["mean_interval"] == pytest.approx((0.5, 0.5))
-    both = place_texts([other, DOC], judge, pool, ScoringConfig(**CHUNKS))["mean_interval"]
+    both = place_texts([other, DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))["mean_interval"]
     assert both[0] == pytest.approx(placed["arts"].min()) and both[1] == pytest.approx(placed["arts"].max())
 
 
@@ -229,7 +229,7 @@ def test_a_pool_without_its_texts_fails_before_any_judge_call():
     texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
     judge = KnownPairJudge(_difficulty())
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
-        place_texts([DOC], judge, texts_missing, ScoringConfig(**CHUNKS, placement="mle"))
+        place_texts([DOC], judge, texts_missing, ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"))
     assert judge.asked == []
 
 
@@ -245,7 +245,7 @@ class SoftScoreJudge(KnownScoreJudge):
 def test_a_pointwise_judge_against_every_pool_text_samples_nothing_so_reports_no_interval(pool):
     """Placed against every pool text, a unit's score is exact (not sampled): no per-text
     interval, and the mean's interval of one text is its score, however unsure the judge."""
-    placed = place_texts(texts=[DOC], judge=SoftScoreJudge(_difficulty()), pool=pool, config=ScoringConfig(**CHUNKS))
+    placed = place_texts(texts=[DOC], judge=SoftScoreJudge(_difficulty()), pool=pool, config=ScoringConfig(long_texts="chunks", **CHUNKS))
     assert placed["arts_interval"] is None
     assert placed["mean_interval"] == pytest.approx((placed["arts"][0],) * 2, abs=1e-12)
 
@@ -257,7 +257,7 @@ def test_shipped_pool_scores_need_no_pool_texts():
     shipped = Pool(name="not-a-pool", ids=[str(j) for j in range(POOL_SIZE)],
                    ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
                    judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)})
-    placed = place_texts([DOC], judge, shipped, ScoringConfig(**CHUNKS))
+    placed = place_texts([DOC], judge, shipped, ScoringConfig(long_texts="chunks", **CHUNKS))
     assert placed["arts"][0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
     assert shipped.texts is None
 
@@ -269,14 +269,14 @@ def test_a_unit_exactly_as_long_as_the_judge_reads_is_not_cut(pool):
     judge.max_chars = len(_units()[0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS))
+        place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
 
 
 def test_the_cut_warning_points_at_the_caller(pool):
     judge = KnownScoreJudge({**_difficulty(), _units()[0][:100]: 17.5})
     judge.max_chars = 100
     with pytest.warns(UserWarning, match="was cut to 100") as caught:
-        place_texts([DOC], judge, pool, ScoringConfig(**CHUNKS))
+        place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
     assert caught[0].filename == __file__
 
 
@@ -291,5 +291,5 @@ def test_a_pointwise_judge_without_shipped_pool_scores_fails_before_scoring_when
 
     texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
-        place_texts([DOC], CountingScoreJudge(_difficulty()), texts_missing, ScoringConfig(**CHUNKS, placement="mle"))
+        place_texts([DOC], CountingScoreJudge(_difficulty()), texts_missing, ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"))
     assert scored == []
