@@ -104,7 +104,7 @@ def test_module_docstring_examples_run(tmp_path):
 def test_settings_are_checked_by_the_config(metric):
     with pytest.raises(ValueError, match="unknown setting\\(s\\) 'pools'; valid settings: pool, judge"):
         metric.compute(predictions=[PLAIN], pools="arts94")
-    with pytest.raises(ValueError, match="long_texts must be one of 'chunks', 'whole', got 'pages'"):
+    with pytest.raises(ValueError, match="long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"):
         metric.compute(predictions=[PLAIN], long_texts="pages")
 
 
@@ -237,7 +237,8 @@ def test_pools(data_dir):
 
 def test_long_documents_keep_their_order(data_dir):
     """Multi-paragraph documents made of ARTS94 texts of increasing human difficulty
-    (read at run time) must keep their order and not saturate at 1.0."""
+    (read at run time) keep their order, and each rates as the team of its sentences:
+    above its hardest sentence, below that sentence plus 400 log10(n)."""
     pool_rows = load_pool_rows("arts94", data_dir)
     human = ratings_from_history(94, load_history("arts94", "human", "majority", data_dir))
     order = np.argsort(human)
@@ -252,5 +253,13 @@ def test_long_documents_keep_their_order(data_dir):
     # at most one adjacent swap among 8 documents
     assert spearmanr(out["arts"], range(8)).statistic >= 0.95
     assert spearmanr(out["arts_elo"], range(8)).statistic >= 0.95
-    # no saturation: the easiest document sits in the easier half of the pool
-    assert out["arts"][0] < 0.5 and max(out["arts"]) < 0.95 and len(set(np.round(out["arts"], 4))) == 8
+    assert len(set(np.round(out["arts"], 4))) == 8 and max(out["arts"]) < 1.0
+    # the same documents as chunks (the scoring of releases up to 0.1) keep their order too
+    chunks = score_texts(docs, formulas=[], long_texts="chunks")
+    assert spearmanr(chunks["arts"], range(8)).statistic >= 0.95
+    from arts_metric.segment import sentence_units
+
+    for doc, elo, n_units in zip(docs, out["arts_elo"], out["units"]):
+        sentences = score_texts(sentence_units(doc), formulas=[])["arts_elo"]
+        assert len(sentences) == n_units
+        assert max(sentences) < elo < max(sentences) + 400 * np.log10(n_units)

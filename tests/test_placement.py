@@ -296,15 +296,18 @@ def test_system_interval_for_texts_cut_into_units(pool300):
         system_interval(res, pool300, units=[[0], [1], [99]])
 
 
-def test_score_dataset_with_the_learned_judge_chunks_long_texts():
+def test_score_dataset_with_the_learned_judge_cuts_long_texts():
     long_doc = "\n\n".join(["The cat sat on the mat. It was warm. The sun was out."] * 12)
     ds = datasets.Dataset.from_dict({"text": ["The dog ran.", long_doc, "Notwithstanding the foregoing, the lessee shall indemnify the lessor."]})
     out = score_dataset(ds, "text")
     assert out.column_names == ["text", "arts", "arts_elo", "interval", "judge_calls"]
     assert out["judge_calls"] == [0, 0, 0] and out["interval"] == [None, None, None]
     direct = score_texts(list(ds["text"]), formulas=[])
-    assert out["arts"] == pytest.approx(direct["arts"])  # same treatment as compute(), chunking included
-    assert out["arts"][1] < 0.5  # a long document of easy sentences stays easy
+    assert out["arts"] == pytest.approx(direct["arts"])  # same treatment as compute(), long texts cut alike
+    assert direct["units"] == [1, 36, 1]
+    # 36 easy sentences are more to read than the hardest of them, and less than 36 as hard
+    hardest = max(score_texts(["The cat sat on the mat.", "It was warm.", "The sun was out."], formulas=[])["arts_elo"])
+    assert hardest < out["arts_elo"][1] < hardest + 400 * np.log10(36)
 
 
 def test_default_budget_never_exceeds_a_tiny_pool():
