@@ -41,6 +41,7 @@ from arts_metric.inputs import (
 )
 from arts_metric.judges import Judge, PointwiseJudge
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
+from arts_metric.signature import arts_signature
 from arts_metric.units import place_texts
 
 HumanDirection = Literal["harder", "simpler"]
@@ -349,5 +350,6 @@ def score_texts(
     result["failed"] = placed.get("failed", 0)
     result["judge"] = judge_obj.name
     result["pool"] = pool_obj.name
+    result["arts_signature"] = arts_signature(config, judge_obj, pool_obj, *_placement_method(judge_obj, config))
     result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
     return _json_safe(result)

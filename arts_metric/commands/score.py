@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []
+    signature = None
     bar = tqdm(total=len(texts), unit="text", desc="arts score", disable=args.no_progress, file=sys.stderr)
     try:
         for start in range(0, len(texts), BATCH):
@@ -127,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
                 raise CLIError(str(exc)) from None
             except ValueError as exc:
                 raise CLIError(f"rows {labels[start]} .. {labels[start + len(batch) - 1]}: {exc}") from None
+            signature = res["arts_signature"]
             for j in range(len(batch)):
                 row = {"index": start + j}
                 if "id" in rows[start + j]:
@@ -149,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         _write(out_rows, args)
     except OSError as exc:  # e.g. the disk filled up while scoring
         raise CLIError(f"cannot write {args.out or 'stdout'}: {exc.strerror or exc}") from None
+    if signature:  # on stderr, so that the rows on stdout stay machine-readable
+        print(f"signature: {signature}", file=sys.stderr)
     return 0
 
 

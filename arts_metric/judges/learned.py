@@ -351,6 +351,7 @@ class LearnedModel:
     layers: tuple[int, ...] | None = None
     close_coef: np.ndarray | None = None
     close_min_overlap: float = 1.0
+    folder: str = ""  # where the weights were read from ("" for weights built in memory)
 
     @property
     def version(self) -> str:
@@ -409,6 +410,7 @@ class LearnedModel:
             layers=tuple(int(k) for k in layers) if layers else None,
             close_coef=np.asarray(close["coef"], dtype=np.float64) if close else None,
             close_min_overlap=float(close["min_overlap"]) if close else 1.0,
+            folder=str(json_path.parent),
         )
 
     @cached_property
@@ -498,6 +500,15 @@ class LearnedJudge(PointwiseJudge):
         self.temperature = self.model.temperature
         if weights is not None:
             self.name = f"learned:{weights}"
+
+    @property
+    def signature(self) -> str:
+        """The model version (``learned-1``); for weights outside the package, also the first
+        12 hex digits of their sha256 (what :mod:`arts_metric.signature` names)."""
+        shipped = {str(default_weights_dir(v).resolve()) for v in VERSIONS}
+        if not self.model.folder or str(Path(self.model.folder).resolve()) in shipped:
+            return self.model.version
+        return f"{self.model.version}#{self.model.meta['weights_sha256'][:12]}"
 
     @property
     def encoder(self) -> Any:

@@ -116,6 +116,13 @@ class _OpenAIJudgeBase:
         return f"{self.name}|{self.endpoint.display_url}|{params}"
 
     @property
+    def signature(self) -> str:
+        """The canonical name (model, endpoint without credentials, decision options), the
+        prompt's version and the sampling parameters: what :mod:`arts_metric.signature` names."""
+        params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.name}+prompt:{self.strategy.version}+{params}"
+
+    @property
     def params(self) -> dict[str, Any]:
         """The sampling parameters sent with every request (part of every cache key)."""
         return self.options.request_params()

@@ -1,0 +1,106 @@
+"""The ARTS signature: every setting that can change a score, in one string.
+
+As sacrebleu's signature does for BLEU, ``arts_signature`` lets two papers tell
+whether their ARTS numbers are comparable, e.g.::
+
+    arts:1|judge:learned-1|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:sentences(split_above=400)|version:0.2.0
+
+Fields, in this order:
+
+- ``arts``: the version of this signature's format;
+- ``judge``: what decides (:func:`judge_signature`): the learned judge's model
+  version (``learned-1``), plus the weights' digest for weights of one's own; an
+  LLM judge's canonical name (model, endpoint without credentials, decision
+  options), prompt version and sampling parameters;
+- ``pool``: the reference pool's name, plus a digest of its ratings when it is
+  not a built-in pool;
+- ``placement``: the method and every one of its options, defaults included;
+- ``units``: how long texts are cut and combined (``long_texts`` and the
+  settings it reads);
+- ``version``: the arts-metric release.
+
+Settings that never change a score are left out, each for a stated reason
+(:data:`SCORE_NEUTRAL`); a test checks that every other setting is named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from typing import Any
+
+import numpy as np
+
+from arts_metric import __version__
+from arts_metric.data import BUILTIN_POOLS
+
+#: Version of the signature's format (bumped when its fields change meaning).
+FORMAT_VERSION = "1"
+
+#: ScoringConfig settings that never change ``arts``, and why they are not in the signature.
+SCORE_NEUTRAL: dict[str, str] = {
+    "formulas": "the formulas are reported beside ARTS and never enter it",
+    "judge_options": "they build the judge, whose own signature names what they change",
+    "data_dir": "where a pool's texts are read from, not which texts",
+}
+
+#: Placement options that only change what is displayed.
+DISPLAY_ONLY_OPTIONS = ("progress",)
+
+
+def _digest(*arrays: Any) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes() if isinstance(a, np.ndarray) else str(a).encode("utf-8"))
+    return h.hexdigest()[:12]
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return "auto" if v is None else str(v)
+
+
+def judge_signature(judge: Any) -> str:
+    """What identifies a judge's decisions: the judge's own ``signature`` where it has
+    one, else its name."""
+    own = getattr(judge, "signature", None)
+    return str(own) if own else str(judge.name)
+
+
+def pool_signature(pool: Any) -> str:
+    """A built-in pool's name; another pool's name with a digest of its ids and ratings."""
+    if pool.name in BUILTIN_POOLS:
+        return str(pool.name)
+    return f"{pool.name}#{_digest(list(pool.ids), np.asarray(pool.ratings, dtype=float))}"
+
+
+def placement_signature(method: str, options: dict[str, Any]) -> str:
+    """The method and all its options, the defaults of those not given included, sorted."""
+    from arts_metric.placement.api import _PLACERS  # the placement functions declare their options
+
+    params = list(inspect.signature(_PLACERS[method]).parameters.values())[3:]  # after judge, pool, texts
+    values = {p.name: options.get(p.name, p.default) for p in params if p.name not in DISPLAY_ONLY_OPTIONS}
+    return f"{method}(" + ",".join(f"{k}={_value(values[k])}" for k in sorted(values)) + ")"
+
+
+def units_signature(config: Any) -> str:
+    """How long texts become judge units and how their values are combined."""
+    if config.long_texts == "whole":
+        return "whole"
+    if config.long_texts == "chunks":
+        return f"chunks(chunk_chars={config.chunk_chars},split_above={config.split_above})"
+    return f"{config.long_texts}(split_above={config.split_above})"
+
+
+def arts_signature(config: Any, judge: Any, pool: Any, method: str, options: dict[str, Any]) -> str:
+    """The signature of scores made with these settings, judge, pool and placement."""
+    fields = [
+        ("arts", FORMAT_VERSION),
+        ("judge", judge_signature(judge)),
+        ("pool", pool_signature(pool)),
+        ("placement", placement_signature(method, options)),
+        ("units", units_signature(config)),
+        ("version", __version__),
+    ]
+    return "|".join(f"{k}:{v}" for k, v in fields)
