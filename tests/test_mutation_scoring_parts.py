@@ -50,7 +50,7 @@ def test_dry_run_draws_no_progress_bar(capsys):
 def test_p_output_easier_only_from_a_close_pair_judge():
     judge = SimulatedJudge(["a", "b"], [0.0, 1.0])
     assert not hasattr(judge, "compare_close")
-    assert _p_output_easier(judge, ["b"], ["a"]) is None  # LLM and simulated judges: no such value
+    assert _p_output_easier(judge, ["b"], ["a"], np.array([1.0]), np.array([0.0]), np.array([False])) is None  # LLM and simulated judges: no such value
 
 
 def test_p_output_easier_says_a_simplified_output_is_easier():

@@ -116,3 +116,13 @@ def test_arts_score_prints_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
     json.loads(proc.stdout.splitlines()[0])  # stdout stays JSON lines
     assert f"signature: {_signature()}" in proc.stderr
+
+
+def test_the_signature_the_readme_and_card_quote_is_the_default():
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    readme = [line for line in (repo / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("arts:")]
+    assert readme == [_signature()]
+    card = (repo / "metric_card.md").read_text(encoding="utf-8")
+    assert _signature().replace("|", "\\|") in card
