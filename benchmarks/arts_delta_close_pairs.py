@@ -57,6 +57,7 @@ RESULTS = REPO / "benchmarks" / "results"
 def _training_script():
     spec = importlib.util.spec_from_file_location("train_learned_judge", REPO / "scripts" / "train_learned_judge.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
     spec.loader.exec_module(module)
     return module
 
