@@ -47,8 +47,8 @@ def judge() -> learned.LearnedJudge:
 
 def test_loads_offline_with_network_blocked(no_network):
     # Drop the per-process caches so that both MiniLM and the weights load under the block.
-    learned._ENCODERS.clear()
-    learned._MODELS.clear()
+    learned.encoder._ENCODERS.clear()
+    learned.model._MODELS.clear()
     j = get_judge("learned")
     assert isinstance(j, learned.LearnedJudge) and j.name == "learned"
     s = j.score(PLAIN[:1] + HARD[:1])
@@ -299,7 +299,7 @@ def test_custom_weights_path_and_tampering(tmp_path, judge):
     blob = bytearray(weights.read_bytes())
     blob[-100] ^= 0xFF
     weights.write_bytes(bytes(blob))
-    learned._MODELS.pop(str(copy.resolve()), None)
+    learned.model._MODELS.pop(str(copy.resolve()), None)
     with pytest.raises(ValueError, match="sha256"):
         get_judge(f"learned:{copy}")
 
