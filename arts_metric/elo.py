@@ -2,7 +2,7 @@
 conversions between ratings, expected scores and rank positions.
 
 Pure numpy/scipy, no judges: pools appear only as arrays of their ratings.
-What :mod:`arts_metric.placement` and :mod:`arts_metric.simulation` compute
+What :mod:`arts_metric.placement` and :mod:`arts_metric.analysis.simulation` compute
 from judges' decisions, they compute with these functions.
 
 Convention: a match is won by the text judged **harder** to understand, so a

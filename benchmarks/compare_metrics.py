@@ -40,8 +40,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric import compare  # noqa: E402
-from arts_metric.compare import Approach  # noqa: E402
+from arts_metric.analysis import comparison_report  # noqa: E402
+from arts_metric.analysis import metric_comparison as compare  # noqa: E402
+from arts_metric.analysis.metric_comparison import Approach  # noqa: E402
 from arts_metric.data import (  # noqa: E402
     find_data_dir,
     list_histories,
@@ -159,7 +160,7 @@ def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
         if learned is not None:
             approaches.append(learned)
     if args.rsrs_model:
-        from arts_metric.rsrs import RSRS
+        from arts_metric.analysis.rsrs import RSRS
 
         approaches.append(Approach("RSRS", RSRS(args.rsrs_model).score(texts), "harder", "lm"))
     rows = compare.evaluate_approaches(
@@ -196,7 +197,7 @@ def run_file(args: argparse.Namespace) -> tuple[list[dict], str]:
         what = f"{args.score_column} from {args.human_file} (higher = {direction})"
     rsrs = None
     if args.rsrs_model:
-        from arts_metric.rsrs import RSRS
+        from arts_metric.analysis.rsrs import RSRS
 
         rsrs = RSRS(args.rsrs_model)
     extra = []
@@ -245,10 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         title = "Metrics vs the human majority on ARTS94"
     args.out.mkdir(parents=True, exist_ok=True)
     csv_path, md_path, png_path = (args.out / f"{name}_metrics.{ext}" for ext in ("csv", "md", "png"))
-    compare.write_csv(rows, csv_path)
-    md_path.write_text(f"# {title}\n\n" + compare.to_markdown(rows) + "\n" + notes, encoding="utf-8")
-    compare.plot_rows(rows, png_path, title=title)
-    print(compare.to_markdown(rows))
+    comparison_report.write_csv(rows, csv_path)
+    md_path.write_text(f"# {title}\n\n" + comparison_report.to_markdown(rows) + "\n" + notes, encoding="utf-8")
+    comparison_report.plot_rows(rows, png_path, title=title)
+    print(comparison_report.to_markdown(rows))
     print(f"wrote {csv_path}, {md_path}, {png_path} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return 0
 

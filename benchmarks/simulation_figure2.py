@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arts_metric.simulation import PAIRS, RUNS, plot_simulation, run_simulation
+from arts_metric.analysis.simulation import PAIRS, RUNS, plot_simulation, run_simulation
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Gaps to the oracle that the paper reports (section 3.3), for the printed comparison.

@@ -46,7 +46,7 @@ EQUIVALENTS = REPO / "scripts" / "mutation_equivalents.json"
 MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/elo.py": ["tests/test_elo.py"],
     "arts_metric/agreement.py": ["tests/test_agreement.py"],
-    "arts_metric/units.py": ["tests/test_mutation_units.py"],
+    "arts_metric/units.py": ["tests/test_mutation_units.py", "tests/test_units.py"],
     # without the two tests that start fresh interpreters (20 s of the file's 28)
     "arts_metric/readability.py": ["tests/test_readability.py", "-k", "not fresh_interpreter and not sockets_blocked"],
     "arts_metric/stats.py": ["tests/test_stats.py"],
@@ -54,7 +54,7 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/llm/parsing.py": ["tests/test_llm_prompts.py"],
     "arts_metric/llm/cache.py": ["tests/test_llm_cache.py"],
     # without the five tests that run whole builds through the HTTP server (45 s)
-    "arts_metric/build/pipeline.py": [
+    "arts_metric/builder/pipeline.py": [
         "tests/test_mutation_build.py", "tests/test_build_reliability.py", "tests/test_build.py", "-k",
         "not two_builds_on_one_folder and not timeouts_leave_matches and not cli_refuses "
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",

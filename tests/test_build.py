@@ -21,7 +21,7 @@ from scipy.stats import spearmanr
 
 from arts_metric import agreement
 from arts_metric import data as arts_data
-from arts_metric.build import (
+from arts_metric.builder import (
     STORE_NAME,
     IncompleteRatingsError,
     aggregate,
@@ -30,7 +30,7 @@ from arts_metric.build import (
     open_store,
     parse_rater,
 )
-from arts_metric.build.export import verify_dataset
+from arts_metric.builder.export import verify_dataset
 from arts_metric.cli import main as cli_main
 from arts_metric.elo import rank_scale, ratings_from_history
 from llm_server import ReplayServer

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from arts_metric.build import STORE_NAME, IncompleteRatingsError, RaterConfig, build, open_store, run_rater
-from arts_metric.build.lock import BuildInProgressError, BuildLock
+from arts_metric.builder import STORE_NAME, IncompleteRatingsError, RaterConfig, build, open_store, run_rater
+from arts_metric.builder.lock import BuildInProgressError, BuildLock
 from arts_metric.cli import main as cli_main
 from arts_metric.judges.base import UNANSWERED, Judge
 from arts_metric.llm.options import LLMOptions
@@ -233,7 +233,7 @@ def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
 
 
 def test_the_build_lock_is_released_when_its_holder_dies(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from arts_metric.build.lock import BuildLock; "
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from arts_metric.builder.lock import BuildLock; "
                                f"BuildLock({str(tmp_path)!r}).acquire(); print('locked', flush=True); time.sleep(60)"],
                               cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, text=True)
     try:

@@ -1,4 +1,4 @@
-"""The metric-comparison table (arts_metric.compare) and the two benchmark scripts."""
+"""The metric-comparison table (arts_metric.analysis.metric_comparison) and the two benchmark scripts."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from arts_metric import compare
-from arts_metric.compare import Approach, evaluate_approaches
+from arts_metric.analysis import comparison_report
+from arts_metric.analysis import metric_comparison as compare
+from arts_metric.analysis.metric_comparison import Approach, evaluate_approaches
 from arts_metric.data import load_history, load_pool_rows
 from arts_metric.elo import ratings_from_history
 from arts_metric.stats import williams_test
@@ -161,14 +162,14 @@ def test_compare_metrics_on_own_texts_with_easier_scale(tmp_path):
     assert length["pearson"] == pytest.approx(1.0) and length["kind"] == "baseline"
     fre = rows[names.index("FRE")]
     assert fre["higher_is"] == "easier" and fre["spearman"] > 0.5  # flipped: FRE agrees with "harder = longer"
-    compare.write_csv(rows, tmp_path / "t.csv")
+    comparison_report.write_csv(rows, tmp_path / "t.csv")
     with open(tmp_path / "t.csv", newline="") as fh:
         read = list(csv.DictReader(fh))
     assert list(read[0])[:6] == ["approach", "agreement", "kappa", "pearson", "spearman", "kendall"]
     assert read[-1]["agreement"] == "" and float(read[-1]["pearson"]) == pytest.approx(1.0)
-    md = compare.to_markdown(rows)
+    md = comparison_report.to_markdown(rows)
     assert md.count("\n") == len(rows) + 2 and "(reference)" in md
-    compare.plot_rows(rows, tmp_path / "t.png", title="own")
+    comparison_report.plot_rows(rows, tmp_path / "t.png", title="own")
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -242,7 +243,7 @@ def test_rsrs_and_learned_rows(data_dir):
     learned judge, which must beat plain length (the baseline) on ARTS94."""
     from test_rsrs import make_model, make_tokenizer
 
-    from arts_metric.rsrs import RSRS
+    from arts_metric.analysis.rsrs import RSRS
 
     rows = compare.compare_metrics(
         OWN_TEXTS, np.arange(8.0), rsrs_model=RSRS(make_model(), make_tokenizer(), progress=False),

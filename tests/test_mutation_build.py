@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from arts_metric.build import RaterConfig, prepare, run_rater
+from arts_metric.builder import RaterConfig, prepare, run_rater
 from arts_metric.judges.base import UNANSWERED, Judge
 
 _WORDS = ("river", "council", "bread", "photosynthesis", "tiny", "regulation", "dog", "jurisprudence")
@@ -96,7 +96,7 @@ def test_a_rerun_asks_only_the_failed_matches_not_the_invalid_ones(tmp_path):
 
 import time  # noqa: E402
 
-from arts_metric.build import IncompleteRatingsError, build  # noqa: E402
+from arts_metric.builder import IncompleteRatingsError, build  # noqa: E402
 from arts_metric.schedule import make_schedule  # noqa: E402
 
 

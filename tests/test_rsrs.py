@@ -11,7 +11,7 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-from arts_metric.rsrs import RSRS, rsrs_from_wnll
+from arts_metric.analysis.rsrs import RSRS, rsrs_from_wnll
 
 VOCAB = {"[UNK]": 0, "<bos>": 1, "the": 2, "cat": 3, "sat": 4, "on": 5, "mat": 6, ".": 7, "un": 8, "##der": 9, "##stand": 10}
 

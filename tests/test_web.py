@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 
-from arts_metric.build import build, open_store, prepare
+from arts_metric.builder import build, open_store, prepare
 from arts_metric.data import parse_history
 from arts_metric.web import make_server
 

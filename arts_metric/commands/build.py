@@ -1,4 +1,4 @@
-"""``arts build INPUT --rater SPEC ... --out DIR``: build a new ARTS dataset (see :mod:`arts_metric.build`)."""
+"""``arts build INPUT --rater SPEC ... --out DIR``: build a new ARTS dataset (see :mod:`arts_metric.builder`)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def print_report(report: dict, out: str, file=None) -> None:
 
 def _command_line(secrets: list[str]) -> str | None:
     """The command as typed (for the dataset card), with API keys and URL credentials masked."""
-    from arts_metric.build.specs import redact
+    from arts_metric.builder.specs import redact
 
     if sys.argv[1:2] != ["build"]:
         return None
@@ -113,7 +113,7 @@ def _command_line(secrets: list[str]) -> str | None:
 @contextmanager
 def _one_line_warnings(secrets: list[str]) -> Iterator[None]:
     """Warnings printed as one line each, without the raters' secrets."""
-    from arts_metric.build.specs import redact
+    from arts_metric.builder.specs import redact
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         print(f"arts build: warning: {redact(str(message), secrets)}", file=file or sys.stderr)
@@ -129,9 +129,9 @@ def _one_line_warnings(secrets: list[str]) -> Iterator[None]:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from arts_metric.build import IncompleteRatingsError, build, parse_rater, push_to_hub
-    from arts_metric.build.lock import BuildInProgressError
-    from arts_metric.build.specs import redact
+    from arts_metric.builder import IncompleteRatingsError, build, parse_rater, push_to_hub
+    from arts_metric.builder.lock import BuildInProgressError
+    from arts_metric.builder.specs import redact
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
     from arts_metric.schedule import load_schedule

@@ -6,7 +6,7 @@ or through an SSH tunnel. Every decision is committed to ``build.sqlite``
 before the next pair is sent, so a rater can close the page at any time and
 continue later with the same link.
 
-Who may do what (tokens: :mod:`arts_metric.build.access`; checks:
+Who may do what (tokens: :mod:`arts_metric.builder.access`; checks:
 :mod:`arts_metric.web.guard`): every ``/api/`` request carries
 ``Authorization: Bearer TOKEN`` and must come from the page's own origin
 (``Host``, ``Origin``, ``Sec-Fetch-Site``); writes must be
@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from arts_metric.build.access import COORDINATOR, RATER, SIGNUP, AccessList, Grant
-from arts_metric.build.rankrate import RankRate
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, rater_id
-from arts_metric.build.store import DecisionStore, open_store
+from arts_metric.builder.access import COORDINATOR, RATER, SIGNUP, AccessList, Grant
+from arts_metric.builder.rankrate import RankRate
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, rater_id
+from arts_metric.builder.store import DecisionStore, open_store
 from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.web import guard
 from arts_metric.web.guard import Refused

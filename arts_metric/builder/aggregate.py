@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from arts_metric.build.specs import HUMAN_PREFIX, public_spec
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.specs import HUMAN_PREFIX, public_spec
+from arts_metric.builder.store import DecisionStore
 from arts_metric.data import Match
 from arts_metric.elo import K_FACTOR, START_RATING, rank_scale, run_elo
 

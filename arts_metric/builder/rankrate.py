@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.store import DecisionStore
 from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.schedule import make_batches
 

@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from arts_metric.build.inputs import texts_fingerprint
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
+from arts_metric.builder.inputs import texts_fingerprint
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
 from arts_metric.cefr import cefr_number
 from arts_metric.sqlite_store import connect_wal
 
@@ -319,7 +319,7 @@ class DecisionStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # -- personal links of the web rating page (arts_metric.build.access): only SHA-256 digests are kept
+    # -- personal links of the web rating page (arts_metric.builder.access): only SHA-256 digests are kept
     _RATER_TOKENS_SCHEMA = """
     CREATE TABLE IF NOT EXISTS rater_tokens (
         digest TEXT PRIMARY KEY, rater TEXT NOT NULL, created TEXT NOT NULL);

@@ -28,9 +28,9 @@ from typing import Any, Callable
 import numpy as np
 
 from arts_metric import __version__
-from arts_metric.build.aggregate import BuildResult
-from arts_metric.build.specs import slug
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.aggregate import BuildResult
+from arts_metric.builder.specs import slug
+from arts_metric.builder.store import DecisionStore
 
 PARQUET_PATH = "data/train-00000-of-00001.parquet"
 #: What is published (the SQLite store stays local: it is the working copy).

@@ -3,7 +3,7 @@
 The paper's method (sections 3-5) as one resumable pipeline:
 
 1. **Texts** from a file, a ``datasets`` dataset or a built-in pool
-   (:func:`arts_metric.build.inputs.load_input`).
+   (:func:`arts_metric.builder.inputs.load_input`).
 2. **Schedule**: :func:`arts_metric.schedule.make_schedule` (``matches_per_text
    * N`` matches, every text in ``2 * matches_per_text`` of them), or a fixed
    one (e.g. a published ``pairs/*.json``).
@@ -15,8 +15,8 @@ The paper's method (sections 3-5) as one resumable pipeline:
    (:func:`arts_metric.agreement.majority_vote`).
 5. **Elo** over the majority in schedule order (winner = harder text, K=16,
    start 1200), then **scores** ``(rank - 1) / (N - 1)`` in [0, 1], higher =
-   harder (:func:`arts_metric.elo.rank_scale`); :mod:`arts_metric.build.aggregate`.
-6. **Export** of the folder as a Hugging Face dataset (:mod:`arts_metric.build.export`).
+   harder (:func:`arts_metric.elo.rank_scale`); :mod:`arts_metric.builder.aggregate`.
+6. **Export** of the folder as a Hugging Face dataset (:mod:`arts_metric.builder.export`).
 
 Everything a rater decides is written to ``OUT/build.sqlite`` (SQLite, WAL) as
 one row per (rater, match) the moment it is made. Only answers are stored: an
@@ -27,9 +27,9 @@ build again continues where it stopped: it asks exactly the matches without a
 stored answer, never one that has one. The export refuses while any rater
 has matches without an answer, unless ``allow_incomplete``.
 
-One build per folder at a time (:class:`arts_metric.build.lock.BuildLock`);
+One build per folder at a time (:class:`arts_metric.builder.lock.BuildLock`);
 secrets in rater specs never reach the store, the exported files or a message
-(:mod:`arts_metric.build.specs`).
+(:mod:`arts_metric.builder.specs`).
 """
 
 from __future__ import annotations
@@ -46,12 +46,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from arts_metric import __version__
-from arts_metric.build.aggregate import BuildResult, IncompleteRatingsError, aggregate
-from arts_metric.build.export import write_dataset
-from arts_metric.build.inputs import load_input, normalise_rows
-from arts_metric.build.lock import BuildLock
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
-from arts_metric.build.store import STORE_NAME, DecisionStore, now_iso
+from arts_metric.builder.aggregate import BuildResult, IncompleteRatingsError, aggregate
+from arts_metric.builder.export import write_dataset
+from arts_metric.builder.inputs import load_input, normalise_rows
+from arts_metric.builder.lock import BuildLock
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
+from arts_metric.builder.store import STORE_NAME, DecisionStore, now_iso
 from arts_metric.judges.base import is_unanswered
 from arts_metric.schedule import (
     DEFAULT_MATCHES_PER_TEXT,
@@ -254,10 +254,10 @@ def build(
     continue. ``allow_incomplete`` exports anyway, leaving those matches out
     of that rater's votes; the card and ``report.json`` say how many are
     missing per rater. The folder is then exported
-    (:func:`arts_metric.build.export.write_dataset`).
+    (:func:`arts_metric.builder.export.write_dataset`).
 
     ``out_dir`` is locked for the whole run
-    (:class:`~arts_metric.build.lock.BuildInProgressError` if another build
+    (:class:`~arts_metric.builder.lock.BuildInProgressError` if another build
     holds it). No API key or URL password given in a rater reaches the
     folder or an exception's message.
     """
