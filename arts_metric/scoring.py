@@ -24,10 +24,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from arts_metric.directions import Direction
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import expected_score
 from arts_metric.inputs import (
@@ -44,7 +45,6 @@ from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_en
 from arts_metric.signature import arts_signature
 from arts_metric.units import place_texts
 
-HumanDirection = Literal["harder", "simpler"]
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
 _NAMED = 10
@@ -191,7 +191,7 @@ def score_texts(
     sources: Sequence[str] | None = None,
     references: Sequence[Sequence[str]] | None = None,
     human_scores: Sequence[float] | None = None,
-    human_higher_is: HumanDirection = "harder",
+    human_higher_is: Direction = "harder",
     empty: EmptyPolicy = "error",
     config: ScoringConfig | None = None,
     **settings: Any,

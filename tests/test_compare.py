@@ -123,7 +123,7 @@ def test_bad_input_is_named(synthetic):
         evaluate_approaches([Approach("short", [1, 2, 3])], human, progress=False)
     with pytest.raises(ValueError, match="repeated: a"):
         evaluate_approaches([Approach("a", good), Approach("a", good)], human, progress=False)
-    with pytest.raises(ValueError, match="higher_is must be 'harder' or 'easier'"):
+    with pytest.raises(ValueError, match="higher_is must be 'harder' or 'simpler' \(alias 'easier'\)"):
         evaluate_approaches([Approach("a", good, "up")], human, progress=False)
     with pytest.raises(ValueError, match="reference 'zz'"):
         evaluate_approaches([Approach("a", good)], human, reference="zz", n_boot=20, progress=False)

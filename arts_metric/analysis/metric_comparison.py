@@ -29,11 +29,11 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
+from arts_metric.directions import Direction, check_direction, harder_up
 from arts_metric.agreement import cohen_kappa, percent_agreement
 from arts_metric.elo import run_elo
 from arts_metric.stats import bootstrap_ci, correlations, williams_test
 
-Direction = Literal["harder", "easier"]
 STATS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 #: CSV columns, in order (the first six are the ARTS Table 3 layout).
 COLUMNS: tuple[str, ...] = (
@@ -91,12 +91,9 @@ class Approach:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _direction(value: str, what: str) -> Direction:
-    if value == "simpler":  # the spelling compute(human_higher_is=...) uses
-        return "easier"
-    if value not in ("harder", "easier"):
-        raise ValueError(f"{what} must be 'harder' or 'easier', got {value!r}")
-    return value  # type: ignore[return-value]
+def _direction(value: str, what: str) -> Literal["harder", "easier"]:
+    """The direction as this table's rows name it (``"easier"`` for higher = simpler)."""
+    return "harder" if check_direction(value, what) == "harder" else "easier"
 
 
 def _hard_decisions(decisions: Sequence[float | None], name: str) -> np.ndarray:
@@ -112,7 +109,7 @@ def _hard_decisions(decisions: Sequence[float | None], name: str) -> np.ndarray:
 
 
 def _signed(values: np.ndarray, higher_is: Direction) -> np.ndarray:
-    return values if higher_is == "harder" else -values
+    return harder_up(values, higher_is)
 
 
 def evaluate_approaches(

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from arts_metric.directions import DIRECTIONS
 from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
 from arts_metric.textio import read_labelled_rows, read_texts
@@ -43,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="human scores of the outputs: .csv/.jsonl/... with columns system, score and optionally "
                         "index (0-based input number; else each system's rows are in input order); adds system- "
                         "and segment-level correlations of every measure with the humans")
-    p.add_argument("--human-higher-is", choices=("harder", "simpler"), default="harder",
+    p.add_argument("--human-higher-is", choices=DIRECTIONS, default="harder",
                    help="what a higher human score means (default harder)")
     p.add_argument("--field", default="text", help="text field of .jsonl/.csv inputs (default text)")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if needed)")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arts_metric.directions import check_direction
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import DEFAULT_PRIOR_SD, START_RATING
 from arts_metric.judges import Judge
@@ -116,8 +117,7 @@ def compare_systems(
     views = _check_views(views)
     given = {k: v for k, v in (("judge", judge), ("pool", pool)) if v is not None}
     config = ScoringConfig.from_settings({**given, **settings}, base=config)
-    if human_higher_is not in ("harder", "simpler", "easier"):
-        raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {human_higher_is!r}")
+    check_direction(human_higher_is, "human_higher_is")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     entries = check_entries(outputs, sources, references, human_scores)
