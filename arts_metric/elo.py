@@ -118,9 +118,7 @@ def elo_sequences(start: float, opp_ratings: np.ndarray, outcomes: np.ndarray, k
     return r
 
 
-def rank_scale(
-    ratings: Sequence[float], method: Literal["published", "paper"] = "published"
-) -> np.ndarray:
+def rank_scale(ratings: Sequence[float], method: Literal["published", "paper"] = "published") -> np.ndarray:
     """Map Elo ratings to ARTS scores in [0, 1], higher = harder.
 
     Rank 1 is the lowest rating (the easiest text). ``"published"`` gives

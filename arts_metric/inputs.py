@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+
 from arts_metric.directions import check_direction
 
 #: What to do with empty or whitespace-only texts: ``"error"`` (a ValueError naming

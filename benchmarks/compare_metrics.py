@@ -83,9 +83,7 @@ def arts94_pairwise(texts: list[str], reference_schedule: list[tuple[int, int]],
             schedule = [(m.a, m.b) for m in history]
             judge = get_judge(f"history:arts94/{model}/{run}", texts=texts, data_dir=data_dir)
             suffix = run.removeprefix("pairwise-")
-            out.append(
-                compare.pairwise_approach(f"{label} ({suffix})", judge, texts, schedule, reference_schedule)
-            )
+            out.append(compare.pairwise_approach(f"{label} ({suffix})", judge, texts, schedule, reference_schedule))
     return out
 
 
@@ -178,7 +176,13 @@ def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
         "GPT-4 ranking: the recorded list parsed by the listwise strategy ({unknown} unknown id(s), {duplicates} "
         "repeat(s), {missing} text(s) without a position, left out of that row).".format(**ranking.extra),
     ]
-    paper = ["", "ARTS paper, Table 3 (published, for comparison):", "", "| Approach | A | κ | ρ | τ |", "|---|---|---|---|---|"]
+    paper = [
+        "",
+        "ARTS paper, Table 3 (published, for comparison):",
+        "",
+        "| Approach | A | κ | ρ | τ |",
+        "|---|---|---|---|---|",
+    ]
     for name, vals in PAPER_TABLE3.items():
         paper.append("| " + name + " | " + " | ".join("-" if v is None else f"{v:.4f}" for v in vals) + " |")
     return rows, "\n".join(f"- {x}" for x in notes) + "\n" + "\n".join(paper) + "\n"

@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
+from test_mutation_adaptive import RecordingPairJudge
+from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import METHODS, QUANTILE_LEVELS, place
 from arts_metric.placement.result import _bounds, default_budget
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 
 def test_quantile_levels_are_the_midpoints_of_equal_probability_bins():

@@ -75,9 +75,7 @@ def plot_rows(rows: Sequence[dict[str, Any]], path: str | os.PathLike, title: st
         for yi, r in zip(y, rows):
             c = colors.get(r["kind"], "tab:blue")
             lo, hi = r[f"{stat}_lo"], r[f"{stat}_hi"]
-            ax.errorbar(
-                r[stat], yi, xerr=[[r[stat] - lo], [hi - r[stat]]], fmt="o", color=c, capsize=3, markersize=4
-            )
+            ax.errorbar(r[stat], yi, xerr=[[r[stat] - lo], [hi - r[stat]]], fmt="o", color=c, capsize=3, markersize=4)
         ax.axvline(0, color="black", linewidth=0.6)
         ax.set_title(stat.capitalize())
         lows = [r[f"{stat}_lo"] for r in rows] + [r[stat] for r in rows]

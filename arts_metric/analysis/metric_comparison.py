@@ -29,8 +29,8 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from arts_metric.directions import Direction, check_direction, harder_up
 from arts_metric.agreement import cohen_kappa, percent_agreement
+from arts_metric.directions import Direction, check_direction, harder_up
 from arts_metric.elo import run_elo
 from arts_metric.stats import bootstrap_ci, correlations, williams_test
 
@@ -169,9 +169,7 @@ def evaluate_approaches(
         if a.decisions is not None and human_dec is not None:
             dec = _hard_decisions(a.decisions, a.name)
             if dec.shape != human_dec.shape:
-                raise ValueError(
-                    f"approach {a.name!r} has {dec.size} decisions for {human_dec.size} human decisions"
-                )
+                raise ValueError(f"approach {a.name!r} has {dec.size} decisions for {human_dec.size} human decisions")
             both = ~np.isnan(dec) & ~np.isnan(human_dec)
             row["n_pairs"] = int(both.sum())
             if both.any():
@@ -190,12 +188,13 @@ def evaluate_approaches(
             x, y = signed[row["approach"]], signed[ref]
             common = np.isfinite(x) & np.isfinite(y)
             between = correlations(x[common], y[common])
-            with_humans = (correlations(x[common], human_signed[common]), correlations(y[common], human_signed[common]))
+            with_humans = (
+                correlations(x[common], human_signed[common]),
+                correlations(y[common], human_signed[common]),
+            )
             for stat in STATS:
                 try:
-                    res = williams_test(
-                        with_humans[0][stat], with_humans[1][stat], between[stat], int(common.sum())
-                    )
+                    res = williams_test(with_humans[0][stat], with_humans[1][stat], between[stat], int(common.sum()))
                     row[f"williams_p_{stat}"] = res.pvalue
                 except ValueError:  # e.g. r23 = 1 (identical rankings): the test is undefined
                     row[f"williams_p_{stat}"] = None

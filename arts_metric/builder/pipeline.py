@@ -91,14 +91,18 @@ def prepare(
         schedule_desc = {"kind": "fixed", "sha256": h}
     store = DecisionStore(Path(out_dir) / STORE_NAME)
     try:
-        store.initialise(rows, sched, {
-            "schedule": schedule_desc,
-            "schedule_stats": schedule_stats(sched, n),
-            "seed": seed,
-            "source": source,
-            "created": now_iso(),
-            "arts_metric_version": __version__,
-        })
+        store.initialise(
+            rows,
+            sched,
+            {
+                "schedule": schedule_desc,
+                "schedule_stats": schedule_stats(sched, n),
+                "seed": seed,
+                "source": source,
+                "created": now_iso(),
+                "arts_metric_version": __version__,
+            },
+        )
     except Exception:
         store.close()
         raise
@@ -146,8 +150,14 @@ def run_rater(
         return _run_rater(store, cfg, batch_size, retry_invalid, progress, data_dir)
 
 
-def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_invalid: bool, progress: bool,
-               data_dir: str | os.PathLike | None) -> dict:
+def _run_rater(
+    store: DecisionStore,
+    cfg: RaterConfig,
+    batch_size: int,
+    retry_invalid: bool,
+    progress: bool,
+    data_dir: str | os.PathLike | None,
+) -> dict:
     from tqdm.auto import tqdm
 
     from arts_metric.judges import JudgeContext, get_judge
@@ -166,7 +176,10 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
             f"rater {cfg.name}: {store.legacy_nulls(cfg.name)} stored decisions without an answer were written by "
             "an arts-metric version that stored failed requests like invalid answers; they count as invalid. "
             "Add --retry-invalid (retry_invalid=True) to ask them again (an openai: judge answers the truly "
-            "invalid ones from its cache, without a request)", RuntimeWarning, stacklevel=3)
+            "invalid ones from its cache, without a request)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     todo = store.missing(cfg.name)
     if not todo:
         return {**store.rater_info(cfg.name), "missing": 0}
@@ -176,20 +189,31 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
         context = JudgeContext(texts=texts, data_dir=data_dir)
         judge = get_judge(cfg.spec, context=context, **cfg.kwargs) if owned else cfg.judge
     except TypeError as exc:
-        raise ValueError(redact(f"rater {cfg.name!r}: judge {public_spec(cfg.spec)!r} does not accept "
-                                f"{sorted(cfg.kwargs)}: {exc}", cfg.secrets())) from None
+        raise ValueError(
+            redact(
+                f"rater {cfg.name!r}: judge {public_spec(cfg.spec)!r} does not accept {sorted(cfg.kwargs)}: {exc}",
+                cfg.secrets(),
+            )
+        ) from None
     step = len(todo) if judge.preferred_batch is None else batch_size
-    bar = tqdm(total=len(pairs), initial=len(pairs) - len(todo), desc=f"rater {cfg.name}",
-               unit="match", disable=not progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(pairs),
+        initial=len(pairs) - len(todo),
+        desc=f"rater {cfg.name}",
+        unit="match",
+        disable=not progress,
+        file=sys.stderr,
+    )
     try:
         with judge.quiet():  # the build shows one bar per rater
             for start in range(0, len(todo), step):
-                batch = todo[start:start + step]
+                batch = todo[start : start + step]
                 t0 = time.perf_counter()
                 answers = judge.compare([(texts[pairs[m][0]], texts[pairs[m][1]]) for m in batch])
                 if len(answers) != len(batch):
-                    raise RuntimeError(f"judge {public_spec(cfg.spec)} returned {len(answers)} answers "
-                                       f"for {len(batch)} pairs")
+                    raise RuntimeError(
+                        f"judge {public_spec(cfg.spec)} returned {len(answers)} answers for {len(batch)} pairs"
+                    )
                 per = (time.perf_counter() - t0) / len(batch)
                 answered = 0
                 for m, p in zip(batch, answers):
@@ -219,7 +243,10 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
         warnings.warn(
             f"rater {cfg.name}: {missing} of {len(pairs)} matches have no answer (requests failed after "
             "their retries, or were not sent within max_requests/max_cost); run the build again to ask "
-            "exactly these", RuntimeWarning, stacklevel=3)
+            "exactly these",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     return {**info, "missing": missing}
 
 
@@ -281,8 +308,14 @@ def build(
                     store.add_rater(c)
                 for c in cfgs:
                     if not c.is_human:
-                        run_rater(store, c, batch_size=batch_size, retry_invalid=retry_invalid,
-                                  progress=progress, data_dir=data_dir)
+                        run_rater(
+                            store,
+                            c,
+                            batch_size=batch_size,
+                            retry_invalid=retry_invalid,
+                            progress=progress,
+                            data_dir=data_dir,
+                        )
                 if nobody and not (allow_incomplete and cfgs):
                     raise IncompleteRatingsError(f"no human has rated in {out} yet (human:*)")
                 result = aggregate(store, [c.name for c in cfgs], seed=seed, allow_incomplete=allow_incomplete)
@@ -304,8 +337,9 @@ def _expand_humans(store: DecisionStore, cfgs: list[RaterConfig]) -> tuple[list[
             humans = [r for r in store.raters() if r["spec"].split(":", 1)[0] == HUMAN_PREFIX]
             nobody = nobody or not humans
             # each keeps the group given to them by name earlier, unless human:* sets one
-            expanded.extend(RaterConfig(r["spec"], r["name"], r["group"] if c.group == HUMAN_PREFIX else c.group)
-                            for r in humans)
+            expanded.extend(
+                RaterConfig(r["spec"], r["name"], r["group"] if c.group == HUMAN_PREFIX else c.group) for r in humans
+            )
         else:
             expanded.append(c)
     # a person is one rater however often they are named (human:alice and human:*)

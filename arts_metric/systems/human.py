@@ -26,8 +26,10 @@ def _row(level: str, measure: str, metric: np.ndarray, human: np.ndarray, harder
     try:
         row.update(
             correlations(
-                metric[ok], human[ok],
-                metric_higher_is="harder" if harder else "simpler", human_higher_is=human_higher_is,
+                metric[ok],
+                human[ok],
+                metric_higher_is="harder" if harder else "simpler",
+                human_higher_is=human_higher_is,
             )
         )
         row["note"] = ""

