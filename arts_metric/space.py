@@ -33,7 +33,6 @@ from typing import Any
 
 from arts_metric import __version__
 
-PACKAGE_NAME = "arts-metric"
 DEFAULT_NAME = "arts"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 

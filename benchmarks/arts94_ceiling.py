@@ -62,7 +62,7 @@ from arts_metric.elo import _LN10_OVER_SCALE, fit_bradley_terry, ratings_from_hi
 from arts_metric.stats import _pearson_along, _spearman_along  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
-#: the goal of issue 13: Spearman against the human majority Elo
+#: the goal set for a better judge: Spearman against the human majority Elo
 GOAL = 0.86
 #: the synthetic judge's grid starts here (mean Spearman with the simulated majority)
 GRID_FROM = 0.78

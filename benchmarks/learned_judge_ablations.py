@@ -1,4 +1,4 @@
-"""Directions for a third learned judge (issue 13), measured before any of them may
+"""Directions for a third learned judge, measured before any of them may
 touch ARTS94: grouped cross-validation on GPT-4's ARTS300/ARTS3000 judgments.
 
 Every row is fitted on the same five folds grouped by near-duplicates and scored

@@ -9,7 +9,7 @@ which the server judges by its deterministic rule) in ARTS3000 with the
 default ``adaptive`` placement of an ``openai:`` judge, each run on a fresh
 judgment cache so that every request is really sent, and prints each run's
 seconds and requests and the slowdown (hangs / no hangs). Where the judge has
-the ``hedges`` option (issue 10) the hung run is repeated with ``hedges=0``,
+the ``hedges`` option the hung run is repeated with ``hedges=0``,
 to separate the per-text pipeline from the hedged requests.
 
     .venv/bin/python benchmarks/stragglers.py [--newcomers 100] [--rate 0.05] [--hang 20] [--timeout 5]

@@ -1,4 +1,4 @@
-"""Degenerate system outputs are scored, not fatal (issue 11): texts without words,
+"""Degenerate system outputs are scored, not fatal: texts without words,
 empty texts on request, invalid Unicode refused by index, non-English texts warned
 about, and every result JSON-serialisable without NaN."""
 

@@ -201,7 +201,7 @@ def test_bradley_terry_rejects_bad_counts():
         fit_bradley_terry(np.zeros((2, 2)), prior_sd=0.0)
 
 
-# -- Placing newcomers against a frozen pool (issue 15: these had no fast test of their own) --
+# -- Placing newcomers against a frozen pool (these had no fast test of their own) --
 
 from scipy.optimize import minimize_scalar  # noqa: E402
 from scipy.special import expit  # noqa: E402

@@ -1,4 +1,4 @@
-"""Installs outside this repository (issue 11): the wheel built from this checkout in a
+"""Installs outside this repository: the wheel built from this checkout in a
 fresh virtual environment, and the Space folder of ``arts publish-space`` installed
 from its own ``requirements.txt``, both scoring offline with no access to the repo.
 

@@ -335,17 +335,12 @@ def test_bad_input_and_long_texts(judge):
     assert judge.score([]).shape == (0,)
     with pytest.raises(ValueError, match="unknown option"):
         get_judge("learned", temperature=3)
-    # options given as text (a build's --rater 'learned batch_size=8') are converted by declared type
+    # options given as text (a build's --rater 'learned progress=false') are converted by declared type
     from_text = get_judge("learned", progress="false")
     assert from_text.progress is False
-    # batch_size is deprecated: accepted (and checked), warns, changes nothing
-    with pytest.warns(FutureWarning, match="batch_size no longer has any effect"):
-        old = get_judge("learned", batch_size="8")
-    np.testing.assert_array_equal(old.score(PLAIN), judge.score(PLAIN))
-    with pytest.raises(ValueError, match="batch_size"):
-        get_judge("learned", batch_size="eight")
-    with pytest.raises(ValueError, match="batch_size"):
-        learned.LearnedJudge(batch_size=0)
+    # batch_size is gone: forward passes have a shape fixed by each text's length
+    with pytest.raises(ValueError, match="unknown option.*batch_size"):
+        get_judge("learned", batch_size="8")
 
 
 def test_features():

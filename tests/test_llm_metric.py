@@ -59,7 +59,7 @@ def test_listwise_judge_ranks_newcomers_together_with_the_pool(make_server, data
     assert max(out["arts"]) < 0.1
 
 
-# --- every input and option is checked before the first paid request (issues 10 and 11) ---
+# --- every input and option is checked before the first paid request ---
 
 OWN_POOL = [  # self-written, unrated: the judge must rate it first, which costs requests
     "The sun is hot.",

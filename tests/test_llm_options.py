@@ -69,7 +69,7 @@ def test_every_option_declares_its_kind_and_help():
 
 
 def test_operational_options_are_the_transport_fields():
-    # The old list plus the hedging options added since (issue 10): transport too.
+    # The old list plus the hedging options added since: transport too.
     assert TRANSPORT_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after"}
     assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after", "base_url", "api_key"}
 

@@ -1,4 +1,4 @@
-"""Issue 10 against the real HTTP test server: a text's score depends on the text
+"""Reliability against the real HTTP test server: a text's score depends on the text
 alone (not on its companions, the batch size or the number of processes), a
 transient fault is never a judgment (retried, never cached, counted as failed,
 completed by a rerun), stragglers hold up no other text, and pointwise

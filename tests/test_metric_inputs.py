@@ -1,4 +1,4 @@
-"""ARTS inside a simplification evaluation (issue 11), through the real ``evaluate``:
+"""ARTS inside a simplification evaluation, through the real ``evaluate``:
 inputs streamed with add/add_batch, references, ``evaluate.combine`` with a module of
 SARI's signature, and settings given to ``evaluate.load``."""
 

@@ -1,5 +1,5 @@
 """The ``adaptive`` placement's settings and reported numbers (found by mutation
-testing, issue 15): its checks of the options, when it calibrates the judge
+testing): its checks of the options, when it calibrates the judge
 model, its defaults, and that ``se`` is the half-width of its interval in
 normal units. A toy pool and a deterministic pairwise judge: no ARTS data.
 """

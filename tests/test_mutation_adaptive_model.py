@@ -1,4 +1,4 @@
-"""The ``adaptive`` placement's judge model (found by mutation testing, issue 15): the
+"""The ``adaptive`` placement's judge model (found by mutation testing): the
 family of judge models the calibration recognises, and the grid posterior
 (:class:`_RankPosterior`: its likelihood, evidence, model weights, model-averaged
 posterior and quantiles) and the binary entropy that scores a match, each against

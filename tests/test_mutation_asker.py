@@ -1,5 +1,5 @@
-"""How placements ask the judge (``placement/asker``, found by mutation testing,
-issue 15): a plain pointwise judge scores each text once, a pointwise judge
+"""How placements ask the judge (``placement/asker``, found by mutation testing):
+a plain pointwise judge scores each text once, a pointwise judge
 with its own ``compare`` is asked pairwise, a pool's scores are kept only when
 every pool text got an answer, a pair with a pool text that got none is lost,
 decisions outside [0, 1] are refused, and the judge's own progress bar is

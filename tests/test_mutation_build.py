@@ -1,4 +1,4 @@
-"""A resumed build asks only the matches without a stored answer (issue 15, found
+"""A resumed build asks only the matches without a stored answer (found
 by a planted bug: a resume that asked every match again passed the whole
 suite, because the LLM cache hid the repeats and stored rows are never
 overwritten).

@@ -1,5 +1,5 @@
-"""The ``elo`` placement's settings and bootstrap (found by mutation testing,
-issue 15): its defaults, the checks of ``k`` and ``bootstrap``, that ``se`` is
+"""The ``elo`` placement's settings and bootstrap (found by mutation testing):
+its defaults, the checks of ``k`` and ``bootstrap``, that ``se`` is
 the replicates' standard deviation (ddof = 1), what zero, one and two resamples
 give, and that a resample can draw every match. A toy pool and a deterministic
 pairwise judge: no ARTS data.

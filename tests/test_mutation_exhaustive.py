@@ -1,4 +1,4 @@
-"""The ``exhaustive`` placement's own numbers (found by mutation testing, issue 15):
+"""The ``exhaustive`` placement's own numbers (found by mutation testing):
 a pointwise judge's ARTS quantiles and interval are those of the soft placement's
 distribution (checked exactly, ties included, against a direct computation from
 the judge's scores and ``prob_harder``), ``se`` is the interval in normal units,

@@ -1,5 +1,5 @@
 """The interval of a system's mean ARTS score (``placement.system_interval``), checked
-against values known exactly (found by mutation testing, issue 15: weights,
+against values known exactly (found by mutation testing: weights,
 resampling, the quantile draws and the normal approximation of results without
 quantiles were not pinned by any test). A pool of its own: no ARTS data needed.
 """

@@ -1,4 +1,4 @@
-"""The ``mle`` placement's own numbers (found by mutation testing, issue 15): its
+"""The ``mle`` placement's own numbers (found by mutation testing): its
 defaults, the checks of ``calibration``, and that its interval and stored
 ARTS quantiles are those of Normal(rating, se) (the Wald interval the
 docstring promises). A toy pool and a deterministic pairwise judge: no ARTS data.

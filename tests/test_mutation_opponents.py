@@ -1,5 +1,5 @@
 """Fixed match schedules and the random streams behind them (found by mutation
-testing, issue 15): which pool texts calibrate a judge and whom they play, the
+testing): which pool texts calibrate a judge and whom they play, the
 checks of an explicit opponents array, the side a text takes in each match, and
 the per-text streams (64-bit digest, first side, distinct streams, seed checks).
 A toy pool and a deterministic pairwise judge that records what it is asked: no

@@ -1,5 +1,5 @@
 """What every placement method returns and the checks they share
-(``placement/result``, found by mutation testing, issue 15): the stored
+(``placement/result``, found by mutation testing): the stored
 quantile levels, the default budget, the level and budget checks, the central
 interval's bounds, ``incomplete`` as each method reports it, and the result of
 placing no texts. A toy pool and deterministic judges: no ARTS data.

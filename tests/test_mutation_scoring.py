@@ -1,4 +1,4 @@
-"""The body of ``score_texts`` (issue 15, mutation testing): where the texts of
+"""The body of ``score_texts`` (mutation testing): where the texts of
 each group land (offsets, blank texts with ``empty="score"``), the intervals and
 the mean interval, ``arts_delta``'s direction, ``p_output_easier``, the
 references' means, the correlations' sign and the counters. Expected values come

@@ -1,5 +1,5 @@
-"""Promises of scoring.py's helpers that the other tests left unchecked (issue 15:
-surviving mutants): the dry run draws no progress bar, ``p_output_easier`` appears
+"""Promises of scoring.py's helpers that the other tests left unchecked (surviving
+mutants): the dry run draws no progress bar, ``p_output_easier`` appears
 exactly when the judge reads close pairs, a judge's counters are per call,
 correlations over exactly 3 texts are defined and over constant values are None,
 and the formula and language warnings point at the caller and count only texts

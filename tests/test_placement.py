@@ -1,4 +1,4 @@
-"""Placement of new texts in a frozen pool (issue 4), with simulated judges of
+"""Placement of new texts in a frozen pool, with simulated judges of
 known accuracy against a pool whose ratings come from the recorded ARTS300
 GPT-4 run (read from the ARTS data at run time; texts stand in as ids)."""
 

@@ -18,8 +18,6 @@ import numpy as np
 
 from arts_metric.scoring import validate_texts
 
-KINDS = ("system", "reference")
-
 
 @dataclass(frozen=True)
 class Entries:

@@ -37,9 +37,6 @@ class LearnedJudge(PointwiseJudge):
         version ``"v1"`` / ``"v2"`` (name ``learned:v1`` ...), or a folder written by
         ``scripts/train_learned_judge.py`` (name ``learned:<folder>``).
     device : torch device for MiniLM (default ``"cpu"``).
-    batch_size : deprecated, no effect. Forward passes have a shape fixed by each
-        text's length (:func:`_pooled_hidden_states`), so that a text's score does
-        not depend on what it is scored with; passing it warns.
     progress : show a progress bar (default: for 2,000 texts or more).
     """
 
@@ -50,19 +47,9 @@ class LearnedJudge(PointwiseJudge):
         self,
         weights: str | os.PathLike | None = None,
         device: str = "cpu",
-        batch_size: int | None = None,
         progress: bool | None = None,
     ) -> None:
         super().__init__()
-        if batch_size is not None:
-            if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-                raise ValueError(f"learned judge: batch_size must be a positive integer, got {batch_size!r}")
-            warnings.warn(
-                "learned judge: batch_size no longer has any effect (forward passes have a shape fixed by each "
-                "text's length, so that scores do not depend on batching) and will be removed",
-                FutureWarning,
-                stacklevel=2,
-            )
         if weights is not None and str(weights) in VERSIONS:
             self.model = load_model(default_weights_dir(str(weights)))
         else:
@@ -206,7 +193,7 @@ def from_spec(rest: str, **kwargs: Any) -> LearnedJudge:
     weights as written by ``scripts/train_learned_judge.py``)."""
     from arts_metric.options import convert_options, option_types
 
-    # Options may come as text (a build's --rater 'learned batch_size=8'): converted by their declared types.
+    # Options may come as text (a build's --rater 'learned progress=false'): converted by their declared types.
     kwargs = convert_options(kwargs, option_types(LearnedJudge, exclude=("weights",)), "the learned judge")
     rest = rest.strip()
     return LearnedJudge(weights=rest or None, **kwargs)
