@@ -81,19 +81,24 @@ TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what art
 EASIER, HARDER, SAME = "easier", "harder", "no change"
 VERDICT_COLORS = {EASIER: "#c8ecc9", HARDER: "#f8c9c4", SAME: "#eeeeee"}
 #: One text per line: the boxes scroll sideways instead of wrapping, so line n is row n on both sides.
-CSS = (".one-per-line textarea { white-space: pre; overflow-x: auto; }\n"
-       "#leaderboard th, #leaderboard td, #pairwise th, #pairwise td { white-space: nowrap; }")
+CSS = (
+    ".one-per-line textarea { white-space: pre; overflow-x: auto; }\n"
+    "#leaderboard th, #leaderboard td, #pairwise th, #pairwise td { white-space: nowrap; }"
+)
 LEGEND = (
     "**How to read it.** `arts` in [0, 1] is the share of the reference pool's texts judged easier than "
     "the text: **higher = harder** (0.45 = harder than 45% of the pool). `arts_elo` is the same judgment on "
     "the pool's unbounded Elo scale (higher = harder). Formulas, **higher = harder**: "
-    + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f]) + "; **higher = easier**: "
-    + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f]) + " (Flesch Reading Ease, about 0-100). "
+    + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f])
+    + "; **higher = easier**: "
+    + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f])
+    + " (Flesch Reading Ease, about 0-100). "
     "Scores depend on the pool and the judge: report both."
 )
 
 
 # --------------------------------------------------------------------------- judges and settings
+
 
 def bad_input(message: str) -> gr.Error:
     """The message a visitor sees for bad input: a toast that stays until closed (it
@@ -157,6 +162,7 @@ def current_settings() -> Settings:
 
 # --------------------------------------------------------------------------- reading inputs
 
+
 def numbered_lines(text: str | None) -> list[tuple[int, str]]:
     """``(line number, text)`` for every non-blank line (numbers count from 1, blank lines included)."""
     return [(i, line.strip()) for i, line in enumerate((text or "").splitlines(), start=1) if line.strip()]
@@ -171,8 +177,10 @@ def paired_lines(originals: str | None, outputs: str | None) -> list[tuple[int, 
     while right and not right[-1].strip():
         right.pop()
     if len(left) != len(right):
-        raise bad_input(f"The originals have {len(left)} lines but the simplifications have {len(right)}: "
-                        "one pair per line, in the same order.")
+        raise bad_input(
+            f"The originals have {len(left)} lines but the simplifications have {len(right)}: "
+            "one pair per line, in the same order."
+        )
     pairs = []
     for i, (a, b) in enumerate(zip(left, right), start=1):
         if a.strip() and b.strip():
@@ -191,13 +199,16 @@ def read_pairs_file(path: str | None) -> tuple[str, str]:
     name = Path(path).name
     try:
         text = decode_text(Path(path).read_bytes(), name)
-        df = pd.read_csv(io.StringIO(text), sep="\t" if name.lower().endswith(".tsv") else ",",
-                         dtype=str, keep_default_na=False)
+        df = pd.read_csv(
+            io.StringIO(text), sep="\t" if name.lower().endswith(".tsv") else ",", dtype=str, keep_default_na=False
+        )
     except (ValueError, pd.errors.ParserError) as exc:
         raise bad_input(f"{name}: {exc}") from None
     if df.shape[1] < 2:
-        raise bad_input(f"{name}: needs two columns (original, simplification) with a header row; "
-                        f"found {', '.join(map(str, df.columns))}.")
+        raise bad_input(
+            f"{name}: needs two columns (original, simplification) with a header row; "
+            f"found {', '.join(map(str, df.columns))}."
+        )
     left, right = [], []
     for i, (a, b) in enumerate(zip(df.iloc[:, 0], df.iloc[:, 1]), start=2):  # line 1 is the header
         for what, cell in (("original", a), ("simplification", b)):
@@ -225,11 +236,13 @@ def _check_count(n: int, what: str) -> None:
     if n == 0:
         raise bad_input(f"Enter at least one {what}.")
     if n > MAX_TEXTS:
-        raise bad_input(f"{n} {what}s: this Space scores at most {MAX_TEXTS} per click; "
-                        "install the package (pip) for more.")
+        raise bad_input(
+            f"{n} {what}s: this Space scores at most {MAX_TEXTS} per click; install the package (pip) for more."
+        )
 
 
 # --------------------------------------------------------------------------- running the package
+
 
 def hide_endpoint(message: str) -> str:
     """``message`` without the Space's secrets: the endpoint's URL (as configured and as the
@@ -244,13 +257,20 @@ def hide_endpoint(message: str) -> str:
 def call_package(call: Callable[[], Any], names: dict[str, list[int]]) -> Any:
     """Run ``call``; its ``ValueError`` becomes a ``gr.Error`` and its warnings ``gr.Warning``
     messages, with ``predictions[i]`` / ``sources[i]`` replaced by the visitor's line numbers."""
-    labels = {"predictions": "line", "sources": "line"} if set(names) == {"predictions"} else \
-        {"predictions": "simplification on line", "sources": "original on line"}
+    labels = (
+        {"predictions": "line", "sources": "line"}
+        if set(names) == {"predictions"}
+        else {"predictions": "simplification on line", "sources": "original on line"}
+    )
 
     def named(message: str) -> str:
-        return hide_endpoint(re.sub(r"\b(predictions|sources)\[(\d+)\]",
-                                    lambda m: f"{labels[m[1]]} {names[m[1]][int(m[2])]}" if m[1] in names else m[0],
-                                    message))
+        return hide_endpoint(
+            re.sub(
+                r"\b(predictions|sources)\[(\d+)\]",
+                lambda m: f"{labels[m[1]]} {names[m[1]][int(m[2])]}" if m[1] in names else m[0],
+                message,
+            )
+        )
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -278,6 +298,7 @@ def _judge_words(result: dict) -> str:
 
 # --------------------------------------------------------------------------- figures
 
+
 def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> Figure:
     """The pool's ratings as a histogram (Elo points, higher = harder) with each scored text
     marked where its ARTS puts it among them (the pool rating at that share of easier texts)."""
@@ -289,8 +310,9 @@ def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> F
     ax.hist(ratings, bins=min(40, max(10, len(ratings) // 10)), color="#c9d3df", edgecolor="white")
     ax.set_xlabel(f"pool rating, Elo points ({pool_name}: {POOL_NOTES.get(pool_name, '')})  ->  harder")
     ax.set_ylabel("pool texts")
-    top = ax.secondary_xaxis("top", functions=(lambda r: np.interp(r, ratings, share),
-                                                lambda a: np.interp(a, share, ratings)))
+    top = ax.secondary_xaxis(
+        "top", functions=(lambda r: np.interp(r, ratings, share), lambda a: np.interp(a, share, ratings))
+    )
     top.set_xticks([0.05, 0.25, 0.5, 0.75, 0.95])
     top.set_xlabel("ARTS: share of the pool judged easier (higher = harder)")
     height = ax.get_ylim()[1]
@@ -301,15 +323,25 @@ def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> F
         x = float(np.interp(a, share, ratings))
         ax.axvline(x, color="#1f4e79", linewidth=2 if labelled else 0.6, alpha=1.0 if labelled else 0.4)
         if labelled:
-            ax.annotate(str(line), (x, height * (0.93 - 0.09 * (k % 4))), ha="center", va="center", fontsize=9,
-                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "#1f4e79"})
-    ax.set_title("Where each text falls in the reference pool"
-                 + (" (labels: line numbers)" if labelled else f" ({len(lines)} texts, one line each)"), fontsize=10)
+            ax.annotate(
+                str(line),
+                (x, height * (0.93 - 0.09 * (k % 4))),
+                ha="center",
+                va="center",
+                fontsize=9,
+                bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "#1f4e79"},
+            )
+    ax.set_title(
+        "Where each text falls in the reference pool"
+        + (" (labels: line numbers)" if labelled else f" ({len(lines)} texts, one line each)"),
+        fontsize=10,
+    )
     return fig
 
 
-def pairs_figure(lines: list[int], before: dict[str, list], after: dict[str, list], verdicts: dict[str, list[str]]
-                 ) -> Figure:
+def pairs_figure(
+    lines: list[int], before: dict[str, list], after: dict[str, list], verdicts: dict[str, list[str]]
+) -> Figure:
     """Before (original) and after (simplification) per pair and measure: an arrow per pair
     (up to :data:`MAX_LABELS` pairs), else one dot per pair against the diagonal; green when
     the verdict is easier, red when harder."""
@@ -321,34 +353,56 @@ def pairs_figure(lines: list[int], before: dict[str, list], after: dict[str, lis
     colors = {EASIER: "#2e7d32", HARDER: "#c62828", SAME: "#777777"}
     y = np.arange(len(lines))[::-1]
     for ax, panel in zip(axes, panels):
-        shown = [(yi, b, a, v) for yi, b, a, v in zip(y, before[panel], after[panel], verdicts[panel])
-                 if b is not None and a is not None]
+        shown = [
+            (yi, b, a, v)
+            for yi, b, a, v in zip(y, before[panel], after[panel], verdicts[panel])
+            if b is not None and a is not None
+        ]
         if arrows:
             for yi, b, a, v in shown:
                 ax.plot([b], [yi], "o", color="#555555", markersize=5)
-                ax.annotate("", xy=(a, yi), xytext=(b, yi),
-                            arrowprops={"arrowstyle": "-|>", "color": colors.get(v, "#777777"), "lw": 2})
+                ax.annotate(
+                    "",
+                    xy=(a, yi),
+                    xytext=(b, yi),
+                    arrowprops={"arrowstyle": "-|>", "color": colors.get(v, "#777777"), "lw": 2},
+                )
             ax.set_yticks(y)
             ax.set_yticklabels([f"line {line}" for line in lines])
             ax.set_xlabel(f"{panel} (higher = harder)")
             ax.margins(x=0.15)
         else:
-            ax.scatter([b for _, b, _, _ in shown], [a for _, _, a, _ in shown], s=12, alpha=0.7,
-                       c=[colors.get(v, "#777777") for *_, v in shown])
+            ax.scatter(
+                [b for _, b, _, _ in shown],
+                [a for _, _, a, _ in shown],
+                s=12,
+                alpha=0.7,
+                c=[colors.get(v, "#777777") for *_, v in shown],
+            )
             low, high = ax.get_xlim()[0], ax.get_xlim()[1]
             ax.plot([low, high], [low, high], color="#999999", linewidth=1)
             ax.set_xlabel(f"{panel} of the original (higher = harder)")
             ax.set_ylabel(f"{panel} of the simplification")
         ax.grid(alpha=0.3)
-    axes[0].set_title("dot = original, arrow head = simplification" if arrows
-                      else f"{len(lines)} pairs: below the diagonal = easier", fontsize=10)
+    axes[0].set_title(
+        "dot = original, arrow head = simplification"
+        if arrows
+        else f"{len(lines)} pairs: below the diagonal = easier",
+        fontsize=10,
+    )
     return fig
 
 
 # --------------------------------------------------------------------------- the tabs' functions
 
-def score(texts: str, pool: str, formulas: list[str], judge: str = "learned",
-          progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, Figure, str]:
+
+def score(
+    texts: str,
+    pool: str,
+    formulas: list[str],
+    judge: str = "learned",
+    progress: gr.Progress = gr.Progress(track_tqdm=True),
+) -> tuple[Any, Figure, str]:
     """Score the pasted texts (one per line): a table, the pool figure and a summary."""
     items = numbered_lines(texts)
     _check_count(len(items), "text")
@@ -362,9 +416,11 @@ def score(texts: str, pool: str, formulas: list[str], judge: str = "learned",
     table["text"] = [t for _, t in items]
     order = sorted(range(len(lines)), key=lambda k: (res["arts"][k] is None, res["arts"][k] or 0.0))
     easiest, hardest = lines[order[0]], lines[order[-1]]
-    summary = (f"**{len(items)} texts** placed in **{res['pool']}** ({POOL_NOTES.get(res['pool'], 'your pool')}) "
-               f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest); "
-               f"easiest: line {easiest}, hardest: line {hardest}.")
+    summary = (
+        f"**{len(items)} texts** placed in **{res['pool']}** ({POOL_NOTES.get(res['pool'], 'your pool')}) "
+        f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest); "
+        f"easiest: line {easiest}, hardest: line {hardest}."
+    )
     styled = table.style.format(precision=3, na_rep="-")  # shown rounded; the data (and the API) keep every digit
     return styled, pool_figure(res["pool"], lines, res["arts"]), summary
 
@@ -376,8 +432,13 @@ def _verdict(difference: float | None) -> str:
     return EASIER if difference > 0 else HARDER if difference < 0 else SAME
 
 
-def compare_pairs(originals: str, simplifications: str, pool: str, judge: str = "learned",
-                  progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, Figure, str]:
+def compare_pairs(
+    originals: str,
+    simplifications: str,
+    pool: str,
+    judge: str = "learned",
+    progress: gr.Progress = gr.Progress(track_tqdm=True),
+) -> tuple[Any, Figure, str]:
     """Score aligned (original, simplification) pairs: per pair ARTS and FKGL before and
     after with a verdict, a before-and-after figure and a summary."""
     pairs = paired_lines(originals, simplifications)
@@ -386,38 +447,48 @@ def compare_pairs(originals: str, simplifications: str, pool: str, judge: str = 
     progress(0, desc=f"placing {len(pairs)} pairs in {pool}")
     lines = [i for i, _, _ in pairs]
     res = call_package(
-        lambda: score_texts([b for _, _, b in pairs], sources=[a for _, a, _ in pairs], config=config,
-                            formulas=["fkgl"]),
+        lambda: score_texts(
+            [b for _, _, b in pairs], sources=[a for _, a, _ in pairs], config=config, formulas=["fkgl"]
+        ),
         {"predictions": lines, "sources": lines},
     )
     p_easier = res.get("p_output_easier")
     # The learned judge's close-pair head reads both texts: it says whether an edit simplifies
     # better than the difference of two scores (metric card); other judges: the sign of arts_delta.
-    arts_verdicts = [_verdict(None if p is None else p - 0.5) for p in p_easier] if p_easier is not None \
+    arts_verdicts = (
+        [_verdict(None if p is None else p - 0.5) for p in p_easier]
+        if p_easier is not None
         else [_verdict(d) for d in res["arts_delta"]]
-    fkgl_verdicts = [_verdict(None if s is None or o is None else s - o)
-                     for s, o in zip(res["source_fkgl"], res["fkgl"])]
+    )
+    fkgl_verdicts = [
+        _verdict(None if s is None or o is None else s - o) for s, o in zip(res["source_fkgl"], res["fkgl"])
+    ]
     table = pd.DataFrame({"line": lines, "ARTS verdict": arts_verdicts})
     if p_easier is not None:
         table["p_output_easier"] = p_easier
     table["source_arts"], table["arts"], table["arts_delta"] = res["source_arts"], res["arts"], res["arts_delta"]
     table["FKGL verdict"], table["source_fkgl"], table["fkgl"] = fkgl_verdicts, res["source_fkgl"], res["fkgl"]
     table["original"], table["simplification"] = [a for _, a, _ in pairs], [b for _, _, b in pairs]
-    styled = (table.style
-              .map(lambda v: f"background-color: {VERDICT_COLORS.get(v, 'transparent')}",
-                   subset=["ARTS verdict", "FKGL verdict"])
-              .format(precision=3, na_rep="-"))
+    styled = table.style.map(
+        lambda v: f"background-color: {VERDICT_COLORS.get(v, 'transparent')}", subset=["ARTS verdict", "FKGL verdict"]
+    ).format(precision=3, na_rep="-")
     n = len(pairs)
     easier_arts, easier_fkgl = arts_verdicts.count(EASIER), fkgl_verdicts.count(EASIER)
-    basis = (f"mean P(output easier) {_num(res.get('p_output_easier_mean'))}, the learned judge's close-pair "
-             "reading of both texts" if p_easier is not None else "the sign of arts_delta")
+    basis = (
+        f"mean P(output easier) {_num(res.get('p_output_easier_mean'))}, the learned judge's close-pair "
+        "reading of both texts"
+        if p_easier is not None
+        else "the sign of arts_delta"
+    )
     summary = (
         f"**{n} pairs**, {res['pool']}, {_judge_words(res)}. ARTS: **{easier_arts} of {n}** simplifications "
         f"easier ({basis}); mean `arts_delta` **{_num(res['arts_delta_mean'], signed=True)}** "
         f"(source ARTS - output ARTS: positive = easier). FKGL: **{easier_fkgl} of {n}** lower."
     )
     figure = pairs_figure(
-        lines, {"ARTS": res["source_arts"], "FKGL": res["source_fkgl"]}, {"ARTS": res["arts"], "FKGL": res["fkgl"]},
+        lines,
+        {"ARTS": res["source_arts"], "FKGL": res["source_fkgl"]},
+        {"ARTS": res["arts"], "FKGL": res["fkgl"]},
         {"ARTS": arts_verdicts, "FKGL": fkgl_verdicts},
     )
     return styled, figure, summary
@@ -428,8 +499,10 @@ def system_names(paths: list[str], names: str | None) -> list[str]:
     order) or else the file names without their extension."""
     typed = [n.strip() for n in (names or "").split(",") if n.strip()]
     if typed and len(typed) != len(paths):
-        raise bad_input(f"{len(typed)} system names for {len(paths)} files: give one name per file, "
-                        "comma-separated in upload order, or none (the file names are used).")
+        raise bad_input(
+            f"{len(typed)} system names for {len(paths)} files: give one name per file, "
+            "comma-separated in upload order, or none (the file names are used)."
+        )
     chosen = typed or [Path(p).stem for p in paths]
     twice = sorted({n for n in chosen if chosen.count(n) > 1})
     if twice:
@@ -437,9 +510,15 @@ def system_names(paths: list[str], names: str | None) -> list[str]:
     return chosen
 
 
-def compare(sources: str | None, systems: list[str] | None, names: str, pool: str, views: list[str],
-            judge: str = "learned", progress: gr.Progress = gr.Progress(track_tqdm=True)
-            ) -> tuple[str, Figure, str, pd.DataFrame, list[str]]:
+def compare(
+    sources: str | None,
+    systems: list[str] | None,
+    names: str,
+    pool: str,
+    views: list[str],
+    judge: str = "learned",
+    progress: gr.Progress = gr.Progress(track_tqdm=True),
+) -> tuple[str, Figure, str, pd.DataFrame, list[str]]:
     """Rank the uploaded systems: leaderboard (Markdown), figure, pairwise tests (Markdown),
     the full leaderboard table and the files written by ``SystemComparison.to_dir``."""
     paths = [str(p) for p in (systems or [])]
@@ -456,17 +535,25 @@ def compare(sources: str | None, systems: list[str] | None, names: str, pool: st
     folder = Path(tempfile.mkdtemp(prefix="arts-compare-"))
     files = comparison.to_dir(folder)
     info = comparison.info
-    summary = (f"**{len(outputs)} systems x {info['n_inputs']} inputs**, {info['pool']}, judge "
-               f"{info['judge'].get('judge', judge)}. Simplest first; `arts` higher = harder, `arts_delta` "
-               "positive = easier than the source, head-to-head rating (Elo points) and win rate (share of "
-               "matches judged **harder**) higher = harder. Intervals: 95% bootstrap over inputs.")
+    summary = (
+        f"**{len(outputs)} systems x {info['n_inputs']} inputs**, {info['pool']}, judge "
+        f"{info['judge'].get('judge', judge)}. Simplest first; `arts` higher = harder, `arts_delta` "
+        "positive = easier than the source, head-to-head rating (Elo points) and win rate (share of "
+        "matches judged **harder**) higher = harder. Intervals: 95% bootstrap over inputs."
+    )
     # The CSVs only: comparison.json describes the judge's endpoint, which stays the Space owner's.
     downloads = [str(files[n]) for n in ("leaderboard.csv", "pairwise.csv", "win_rates.csv", "per_output.csv")]
-    return (summary + "\n\n" + comparison.to_markdown(), comparison.figure(), comparison.pairwise_markdown(),
-            comparison.leaderboard, downloads)
+    return (
+        summary + "\n\n" + comparison.to_markdown(),
+        comparison.figure(),
+        comparison.pairwise_markdown(),
+        comparison.leaderboard,
+        downloads,
+    )
 
 
 # --------------------------------------------------------------------------- the About tab
+
 
 def _without_front_matter(text: str) -> str:
     return re.sub(r"^---\n.*?\n---\n", "", text, count=1, flags=re.S)
@@ -488,14 +575,14 @@ def _results(path: Path) -> str:
 
 def about_markdown() -> tuple[str, str, str, str]:
     """The About tab: the learned judges' agreement with humans, every approach's, how to cite, the card."""
-    agreement = (f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n"
-                 + _results(AGREEMENT))
+    agreement = f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n" + _results(AGREEMENT)
     cite = card_section("Citation")
     card = _without_front_matter(CARD.read_text(encoding="utf-8")) if CARD.is_file() else ""
     return agreement, _results(ALL_APPROACHES), cite, card
 
 
 # --------------------------------------------------------------------------- layout
+
 
 def _example(name: str) -> str:
     path = EXAMPLES / name
@@ -512,7 +599,7 @@ def build_app() -> gr.Blocks:
     with gr.Blocks(title="ARTS: Assessing Readability & Text Simplicity") as demo:
         gr.Markdown(
             "# ARTS: how hard is a text to read?\n"
-            "Each text plays *\"which text is harder?\"* matches against a **reference pool** of texts whose "
+            'Each text plays *"which text is harder?"* matches against a **reference pool** of texts whose '
             "difficulty is known, and scores its rank among them: `arts` in [0, 1], **higher = harder**. "
             "The default judge is a small learned model that runs offline on a CPU; how well it agrees with "
             "human raters is in *About*."
@@ -520,24 +607,38 @@ def build_app() -> gr.Blocks:
         with gr.Row(equal_height=True):
             pool = gr.Dropdown(POOLS, value=DEFAULT_POOL, label="Reference pool (the ruler)", scale=1)
             gr.Markdown("\n".join(f"- **{p}**: {POOL_NOTES[p]}" for p in POOLS))
-            judge = gr.Dropdown(SETTINGS.judges, value="learned", label="Judge", scale=1,
-                                visible=len(SETTINGS.judges) > 1,
-                                info="LLM judges configured by this Space's owner (they need the ARTS data "
-                                     "for the pool's texts)")
+            judge = gr.Dropdown(
+                SETTINGS.judges,
+                value="learned",
+                label="Judge",
+                scale=1,
+                visible=len(SETTINGS.judges) > 1,
+                info="LLM judges configured by this Space's owner (they need the ARTS data for the pool's texts)",
+            )
         with gr.Tabs():
             with gr.Tab("Score texts", id="score"):
                 with gr.Row():
                     with gr.Column(scale=3):
-                        texts = gr.Textbox(label="Texts, one per line", lines=7, value=_example("texts.txt"),
-                                           elem_classes=["one-per-line"], elem_id="texts")
+                        texts = gr.Textbox(
+                            label="Texts, one per line",
+                            lines=7,
+                            value=_example("texts.txt"),
+                            elem_classes=["one-per-line"],
+                            elem_id="texts",
+                        )
                     with gr.Column(scale=1):
-                        formulas = gr.CheckboxGroup(list(FORMULAS), value=DEFAULT_FORMULAS,
-                                                    label="Readability formulas beside ARTS")
+                        formulas = gr.CheckboxGroup(
+                            list(FORMULAS), value=DEFAULT_FORMULAS, label="Readability formulas beside ARTS"
+                        )
                         score_button = gr.Button("Score", variant="primary")
                 score_summary = gr.Markdown(elem_id="score-summary")
                 score_plot = gr.Plot(label="The reference pool's difficulty distribution", elem_id="score-plot")
-                score_table = gr.Dataframe(label="Scores (arts: higher = harder; FRE: higher = easier)",
-                                           wrap=True, interactive=False, elem_id="score-table")
+                score_table = gr.Dataframe(
+                    label="Scores (arts: higher = harder; FRE: higher = easier)",
+                    wrap=True,
+                    interactive=False,
+                    elem_id="score-table",
+                )
                 gr.Markdown(LEGEND)
             with gr.Tab("Original vs simplification", id="pairs"):
                 gr.Markdown(
@@ -547,17 +648,33 @@ def build_app() -> gr.Blocks:
                     "> 0.5); `arts_delta` = source ARTS - output ARTS, positive = easier."
                 )
                 with gr.Row():
-                    originals = gr.Textbox(label="Originals, one per line", lines=6, value=pairs_example[0],
-                                           elem_classes=["one-per-line"], elem_id="originals")
-                    simplified = gr.Textbox(label="Simplifications, same lines", lines=6, value=pairs_example[1],
-                                            elem_classes=["one-per-line"], elem_id="simplifications")
+                    originals = gr.Textbox(
+                        label="Originals, one per line",
+                        lines=6,
+                        value=pairs_example[0],
+                        elem_classes=["one-per-line"],
+                        elem_id="originals",
+                    )
+                    simplified = gr.Textbox(
+                        label="Simplifications, same lines",
+                        lines=6,
+                        value=pairs_example[1],
+                        elem_classes=["one-per-line"],
+                        elem_id="simplifications",
+                    )
                 with gr.Row():
-                    pairs_file = gr.File(label="...or upload a two-column CSV (fills the boxes)", scale=3,
-                                         file_types=[".csv", ".tsv"], height=110, elem_id="pairs-file")
+                    pairs_file = gr.File(
+                        label="...or upload a two-column CSV (fills the boxes)",
+                        scale=3,
+                        file_types=[".csv", ".tsv"],
+                        height=110,
+                        elem_id="pairs-file",
+                    )
                     pairs_button = gr.Button("Compare pairs", variant="primary", scale=1)
                 pairs_summary = gr.Markdown(elem_id="pairs-summary")
-                pairs_table = gr.Dataframe(label="Per pair (green: easier, red: harder)", wrap=True,
-                                           interactive=False, elem_id="pairs-table")
+                pairs_table = gr.Dataframe(
+                    label="Per pair (green: easier, red: harder)", wrap=True, interactive=False, elem_id="pairs-table"
+                )
                 pairs_plot = gr.Plot(label="Before and after", elem_id="pairs-plot")
             with gr.Tab("Compare systems", id="systems"):
                 gr.Markdown(
@@ -567,30 +684,50 @@ def build_app() -> gr.Blocks:
                     "of the same input (*head-to-head view*)."
                 )
                 with gr.Row():
-                    sources_file = gr.File(label="Sources (optional: adds arts_delta)", file_types=TEXT_FILES,
-                                           height=110, elem_id="sources-file")
-                    system_files = gr.File(label="System outputs, one file per system", file_count="multiple",
-                                           file_types=TEXT_FILES, height=110, elem_id="system-files")
+                    sources_file = gr.File(
+                        label="Sources (optional: adds arts_delta)",
+                        file_types=TEXT_FILES,
+                        height=110,
+                        elem_id="sources-file",
+                    )
+                    system_files = gr.File(
+                        label="System outputs, one file per system",
+                        file_count="multiple",
+                        file_types=TEXT_FILES,
+                        height=110,
+                        elem_id="system-files",
+                    )
                 with gr.Row(equal_height=True):
-                    names = gr.Textbox(label="System names (optional)", scale=2,
-                                       placeholder="comma-separated, in upload order; default: the file names")
+                    names = gr.Textbox(
+                        label="System names (optional)",
+                        scale=2,
+                        placeholder="comma-separated, in upload order; default: the file names",
+                    )
                     views = gr.CheckboxGroup(list(VIEWS), value=list(VIEWS), label="Views", scale=1)
                     compare_button = gr.Button("Compare systems", variant="primary", scale=1)
                 if compare_example.is_dir():
                     gr.Examples(
-                        [[str(compare_example / "sources.txt"),
-                          [str(compare_example / "light.txt"), str(compare_example / "strong.txt")], ""]],
-                        inputs=[sources_file, system_files, names], label="Example: a light and a strong rewrite",
+                        [
+                            [
+                                str(compare_example / "sources.txt"),
+                                [str(compare_example / "light.txt"), str(compare_example / "strong.txt")],
+                                "",
+                            ]
+                        ],
+                        inputs=[sources_file, system_files, names],
+                        label="Example: a light and a strong rewrite",
                     )
                 leaderboard = gr.Markdown(elem_id="leaderboard")
                 compare_plot = gr.Plot(label="Leaderboard with 95% intervals", elem_id="compare-plot")
-                gr.Markdown("#### Pairwise tests (p: paired randomization over inputs, not corrected for "
-                            "multiple comparisons)")
+                gr.Markdown(
+                    "#### Pairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons)"
+                )
                 pairwise = gr.Markdown(elem_id="pairwise")
                 with gr.Accordion("Every leaderboard column", open=False):
                     leaderboard_table = gr.Dataframe(interactive=False, elem_id="leaderboard-table")
-                downloads = gr.File(label="Download the tables", file_count="multiple", interactive=False,
-                                    elem_id="downloads")
+                downloads = gr.File(
+                    label="Download the tables", file_count="multiple", interactive=False, elem_id="downloads"
+                )
             with gr.Tab("About", id="about"):
                 agreement, approaches, cite, card = about_markdown()
                 gr.Markdown("## Agreement with human raters (ARTS94)\n" + agreement, elem_id="agreement")
@@ -601,14 +738,24 @@ def build_app() -> gr.Blocks:
                     gr.Markdown(card, elem_id="card")
 
         common = {"concurrency_id": "judge", "concurrency_limit": 1}  # one scoring job at a time
-        score_button.click(score, [texts, pool, formulas, judge], [score_table, score_plot, score_summary],
-                           api_name="score", **common)
+        score_button.click(
+            score, [texts, pool, formulas, judge], [score_table, score_plot, score_summary], api_name="score", **common
+        )
         pairs_file.change(read_pairs_file, [pairs_file], [originals, simplified], api_name=False)
-        pairs_button.click(compare_pairs, [originals, simplified, pool, judge],
-                           [pairs_table, pairs_plot, pairs_summary], api_name="compare_pairs", **common)
-        compare_button.click(compare, [sources_file, system_files, names, pool, views, judge],
-                             [leaderboard, compare_plot, pairwise, leaderboard_table, downloads],
-                             api_name="compare_systems", **common)
+        pairs_button.click(
+            compare_pairs,
+            [originals, simplified, pool, judge],
+            [pairs_table, pairs_plot, pairs_summary],
+            api_name="compare_pairs",
+            **common,
+        )
+        compare_button.click(
+            compare,
+            [sources_file, system_files, names, pool, views, judge],
+            [leaderboard, compare_plot, pairwise, leaderboard_table, downloads],
+            api_name="compare_systems",
+            **common,
+        )
     return demo
 
 

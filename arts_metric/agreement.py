@@ -108,10 +108,7 @@ def majority_vote(raters, seed=0):
     first = list(raters)[0]
     if not _is_history(first):
         return out
-    return [
-        Match(m.match, m.a, m.b, None if np.isnan(v) else (m.a if v == 1.0 else m.b))
-        for m, v in zip(first, out)
-    ]
+    return [Match(m.match, m.a, m.b, None if np.isnan(v) else (m.a if v == 1.0 else m.b)) for m, v in zip(first, out)]
 
 
 def percent_agreement(raters: RaterInput) -> float:
@@ -134,7 +131,9 @@ def percent_agreement(raters: RaterInput) -> float:
     return agree / total
 
 
-def cohen_kappa(rater1: Sequence[Match] | Sequence[float | None], rater2: Sequence[Match] | Sequence[float | None]) -> float:
+def cohen_kappa(
+    rater1: Sequence[Match] | Sequence[float | None], rater2: Sequence[Match] | Sequence[float | None]
+) -> float:
     """Cohen's kappa of two raters (matches either left unanswered are dropped).
 
     Uses :func:`sklearn.metrics.cohen_kappa_score`. NaN when both raters give

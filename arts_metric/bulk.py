@@ -118,9 +118,20 @@ def score_dataset(
     c = config
     judge_fp = {k: ("<secret>" if "key" in k.lower() else v) for k, v in c.judge_options.items()}
     key = json.dumps(
-        [getattr(dataset, "_fingerprint", ""), judge_obj.name, judge_fp, pool_obj.name,
-         hashlib.sha256(pool_obj.ratings.tobytes()).hexdigest(), c.placement,
-         c.placement_options, text_column, prefix, c.long_texts, c.chunk_chars, c.split_above],
+        [
+            getattr(dataset, "_fingerprint", ""),
+            judge_obj.name,
+            judge_fp,
+            pool_obj.name,
+            hashlib.sha256(pool_obj.ratings.tobytes()).hexdigest(),
+            c.placement,
+            c.placement_options,
+            text_column,
+            prefix,
+            c.long_texts,
+            c.chunk_chars,
+            c.split_above,
+        ],
         sort_keys=True,
         default=str,
     )

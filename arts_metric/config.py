@@ -92,38 +92,52 @@ class ScoringConfig:
     """
 
     pool: Any = _setting(
-        DEFAULT_POOL, _POOL, "str | path | datasets.Dataset | list of dict | Pool",
+        DEFAULT_POOL,
+        _POOL,
+        "str | path | datasets.Dataset | list of dict | Pool",
         f"reference pool: one of {', '.join(BUILTIN_POOLS)}, or your own texts (a .jsonl/.csv file, a "
         "datasets.Dataset or a list of dicts) with a `text` field and optionally an `elo` rating "
         "(unrated texts are rated by the judge)",
     )
     judge: Any = _setting(
-        "learned", _JUDGE, "str | Judge",
+        "learned",
+        _JUDGE,
+        "str | Judge",
         '"learned" (offline, CPU), "openai:<model>" (any OpenAI-compatible endpoint), '
         '"history:<path>" (a recorded history), or a Judge',
     )
     judge_options: Mapping[str, Any] | None = _setting(
-        None, _mapping("judge options"), "dict",
+        None,
+        _mapping("judge options"),
+        "dict",
         "keyword arguments for the judge (values may be given as text, e.g. {'concurrency': '8'})",
     )
     formulas: Any = _setting(
-        DEFAULT_FORMULAS, _FORMULAS, "list of str",
+        DEFAULT_FORMULAS,
+        _FORMULAS,
+        "list of str",
         f"readability formulas reported beside ARTS, any of {', '.join(FORMULAS)} (or a comma-separated "
         "string; 'none' or None for none); FRE is higher = easier, the others higher = harder",
     )
     placement: str | None = _setting(
-        None, _one_of(*METHODS, optional=True), "str",
+        None,
+        _one_of(*METHODS, optional=True),
+        "str",
         'how texts are placed in the frozen pool: "exhaustive" (every pool text; the default for '
         'pointwise judges such as "learned", which need no pairwise calls), "adaptive" (the default for '
         'other judges), "mle", "elo"',
     )
     placement_options: Mapping[str, Any] | None = _setting(
-        None, _mapping("placement options"), "dict",
+        None,
+        _mapping("placement options"),
+        "dict",
         'options of the placement method, e.g. {"budget": 24} (judge calls per text), '
         '{"target_width": 0.1} (ARTS units), {"level": 0.95}, {"seed": 0}; see the metric card',
     )
     long_texts: str = _setting(
-        "sentences", _one_of(*LONG_TEXTS), "str",
+        "sentences",
+        _one_of(*LONG_TEXTS),
+        "str",
         '"sentences": a text longer than `split_above` characters is split into its sentences, and its '
         "rating is the Bradley-Terry team rating of theirs (its strength is the sum of its sentences' "
         'strengths: the hardest sentence weighs most, and more to read is harder); "chunks": the '
@@ -131,15 +145,21 @@ class ScoringConfig:
         'length-weighted mean of their scores); "whole": every text is judged whole',
     )
     chunk_chars: int = _setting(
-        DEFAULT_CHUNK_CHARS, _positive_int("characters"), "int",
+        DEFAULT_CHUNK_CHARS,
+        _positive_int("characters"),
+        "int",
         'unit size for long texts, in characters (long_texts="chunks" only)',
     )
     split_above: int = _setting(
-        DEFAULT_SPLIT_ABOVE, _positive_int("characters"), "int",
+        DEFAULT_SPLIT_ABOVE,
+        _positive_int("characters"),
+        "int",
         "texts longer than this many characters are split into sentence units (the longest pool texts)",
     )
     data_dir: str | os.PathLike | None = _setting(
-        None, _PATH, "str",
+        None,
+        _PATH,
+        "str",
         "the ARTS data folder, needed only when a judge must read a built-in pool's texts (e.g. an LLM "
         "judge); default $ARTS_DATA_DIR or ../shared/arts",
     )
@@ -190,7 +210,9 @@ class ScoringConfig:
             lines.append(
                 textwrap.fill(
                     f"{f.name} ({f.metadata['type']}, default {default!r}): {f.metadata['help']}.",
-                    width=88, initial_indent=indent, subsequent_indent=indent * 2,
+                    width=88,
+                    initial_indent=indent,
+                    subsequent_indent=indent * 2,
                 )
             )
         return "\n".join(lines)

@@ -136,7 +136,9 @@ def parse_log(rows: Iterable[Mapping[str, object]], source: str = "log", first_l
         sizes: dict[str, int | None] = {}
         for column, minimum in (("n_answers", 1), ("question_words", 0), ("answers_words", 0), ("text_words", 1)):
             value = row.get(column)
-            sizes[column] = None if value is None or str(value).strip() == "" else _parse_int(value, column, where, minimum)
+            sizes[column] = (
+                None if value is None or str(value).strip() == "" else _parse_int(value, column, where, minimum)
+            )
         key = (participant, text_id, question_id)
         if key in seen:
             raise ValueError(

@@ -107,9 +107,7 @@ def parse_history(rows: Iterable[dict], source: str = "history") -> list[Match]:
     return matches
 
 
-def load_history(
-    pool: str, judge: str, run: str, data_dir: str | os.PathLike | None = None
-) -> list[Match]:
+def load_history(pool: str, judge: str, run: str, data_dir: str | os.PathLike | None = None) -> list[Match]:
     """A recorded history, e.g. ``load_history("arts94", "human", "majority")`` or
     ``load_history("arts94", "gpt-4-1106-preview", "pairwise-run1")``."""
     path = find_data_dir(data_dir) / "histories" / pool / judge / f"{run}.jsonl"
@@ -134,4 +132,3 @@ def load_listwise(pool: str, judge: str, data_dir: str | os.PathLike | None = No
     path = find_data_dir(data_dir) / "histories" / pool / judge / "listwise.json"
     with open(path, encoding="utf-8") as fh:
         return [int(x) for x in json.load(fh)]
-

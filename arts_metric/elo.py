@@ -2,7 +2,7 @@
 conversions between ratings, expected scores and rank positions.
 
 Pure numpy/scipy, no judges: pools appear only as arrays of their ratings.
-What :mod:`arts_metric.placement` and :mod:`arts_metric.simulation` compute
+What :mod:`arts_metric.placement` and :mod:`arts_metric.analysis.simulation` compute
 from judges' decisions, they compute with these functions.
 
 Convention: a match is won by the text judged **harder** to understand, so a
@@ -118,9 +118,7 @@ def elo_sequences(start: float, opp_ratings: np.ndarray, outcomes: np.ndarray, k
     return r
 
 
-def rank_scale(
-    ratings: Sequence[float], method: Literal["published", "paper"] = "published"
-) -> np.ndarray:
+def rank_scale(ratings: Sequence[float], method: Literal["published", "paper"] = "published") -> np.ndarray:
     """Map Elo ratings to ARTS scores in [0, 1], higher = harder.
 
     Rank 1 is the lowest rating (the easiest text). ``"published"`` gives

@@ -81,8 +81,23 @@ def _one(text: str) -> list[float]:
     n_chars = len(text.strip())
     n_sent = max(len(_SENT_END_RE.findall(text)), 1)
     if n_words == 0:  # punctuation or digits only: a neutral row
-        return [math.log1p(n_chars), 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                sum(c.isdigit() for c in text) / max(n_chars, 1), 0.0]
+        return [
+            math.log1p(n_chars),
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            sum(c.isdigit() for c in text) / max(n_chars, 1),
+            0.0,
+        ]
     lower = [w.lower() for w in words]
     lens = [sum(c.isalpha() for c in w) for w in words]
     syl = [word_syllables(w) for w in lower]

@@ -20,12 +20,13 @@ from typing import Any, Literal
 
 import numpy as np
 
+from arts_metric.directions import check_direction
+
 #: What to do with empty or whitespace-only texts: ``"error"`` (a ValueError naming
 #: the index) or ``"score"`` (``arts`` 0.0: no pool text is easier than nothing;
 #: ``arts_elo``, formulas and intervals None; counted as ``n_empty``).
 EMPTY_POLICIES = ("error", "score")
 EmptyPolicy = Literal["error", "score"]
-HUMAN_DIRECTIONS = ("harder", "simpler")
 #: Correlations need at least this many paired values.
 MIN_HUMAN_SCORES = 3
 
@@ -96,8 +97,7 @@ def check_same_length(values: Sequence, name: str, n: int) -> None:
 def check_human_scores(human_scores: Any, n: int, direction: Any = "harder") -> np.ndarray:
     """Human scores: ``n`` finite numbers, at least :data:`MIN_HUMAN_SCORES`, not all equal
     (a correlation with constant scores is undefined: refused before any judge call)."""
-    if direction not in HUMAN_DIRECTIONS:
-        raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {direction!r:.60}")
+    check_direction(direction, "human_higher_is")
     values = _as_list(human_scores, "human_scores")
     check_same_length(values, "human_scores", n)
     out = np.empty(n)

@@ -182,7 +182,9 @@ def load_pool(
             )
         return pool_from_rows(read_rows(path), name=path.stem, judge=judge)
     if hasattr(spec, "column_names") and hasattr(spec, "to_list"):  # datasets.Dataset
-        return pool_from_rows(spec.to_list(), name=getattr(spec, "info", None) and spec.info.dataset_name or "dataset", judge=judge)
+        return pool_from_rows(
+            spec.to_list(), name=getattr(spec, "info", None) and spec.info.dataset_name or "dataset", judge=judge
+        )
     if isinstance(spec, Sequence):
         return pool_from_rows(list(spec), judge=judge)
     raise ValueError(f"unsupported pool {spec!r}: give a name, a path, a datasets.Dataset or a list of dicts")

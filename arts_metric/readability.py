@@ -82,9 +82,7 @@ def normalize_formula_name(name: str) -> str:
     try:
         return _ALIASES[key]
     except KeyError:
-        raise ValueError(
-            f"unknown readability formula {name!r}; valid names: {', '.join(FORMULAS)}"
-        ) from None
+        raise ValueError(f"unknown readability formula {name!r}; valid names: {', '.join(FORMULAS)}") from None
 
 
 @functools.cache
@@ -135,9 +133,9 @@ def _textstat_backend():
     load_cmudict()  # fail before patching anything if the dictionary is missing
     try:
         import textstat
+        import textstat.backend.counts._count_syllables as count_syllables_mod
         from textstat.backend import metrics
         from textstat.backend.utils import _get_cmudict
-        import textstat.backend.counts._count_syllables as count_syllables_mod
     except ImportError as exc:
         raise ImportError(
             "arts_metric.readability needs textstat>=0.7.6,<0.8 (the version with "
@@ -177,9 +175,7 @@ def _formula_functions(metrics) -> dict[str, Callable[[str], float]]:
         "smog": lambda t: metrics.smog_index(t, _LANG),
         "spache": lambda t: metrics.spache_readability(t, _LANG),
         # textstat's default keeps only the first 100 words; we score the whole text.
-        "linsear_write": lambda t: metrics.linsear_write_formula(
-            t, _LANG, strict_lower=False, strict_upper=False
-        ),
+        "linsear_write": lambda t: metrics.linsear_write_formula(t, _LANG, strict_lower=False, strict_upper=False),
     }
 
 
@@ -233,9 +229,7 @@ def _as_text_list(texts: Iterable[str]) -> list[str]:
     return out
 
 
-def compute_formulas(
-    texts: Iterable[str], formulas: Iterable[str] = DEFAULT_FORMULAS
-) -> dict[str, np.ndarray]:
+def compute_formulas(texts: Iterable[str], formulas: Iterable[str] = DEFAULT_FORMULAS) -> dict[str, np.ndarray]:
     """Readability formulas for each text, offline.
 
     ``formulas`` may use any spelling :func:`normalize_formula_name` accepts;

@@ -18,7 +18,6 @@ from importlib import resources
 from pathlib import Path
 
 MODULE_NAME = "arts"
-CACHED_NAME = f"evaluate-metric--{MODULE_NAME}"
 
 
 def module_script_path() -> Path:

@@ -263,7 +263,7 @@ def make_batches(n: int, size: int = 5, seed: int = 0) -> list[list[int]]:
         raise ValueError(f"batch size must be an integer >= 2, got {size!r}")
     order = list(range(n))
     random.Random(f"arts-batches:{n}:{size}:{int(seed)}").shuffle(order)
-    batches = [order[i:i + size] for i in range(0, n, size)]
+    batches = [order[i : i + size] for i in range(0, n, size)]
     if len(batches) > 1 and len(batches[-1]) == 1:
         batches[-2].extend(batches.pop())
     return batches

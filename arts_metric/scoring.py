@@ -24,11 +24,12 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from arts_metric.config import ScoringConfig
+from arts_metric.directions import Direction
 from arts_metric.elo import expected_score
 from arts_metric.inputs import (
     EmptyPolicy,
@@ -44,7 +45,6 @@ from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_en
 from arts_metric.signature import arts_signature
 from arts_metric.units import place_texts
 
-HumanDirection = Literal["harder", "simpler"]
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
 _NAMED = 10
@@ -112,7 +112,11 @@ def dry_run_placement(judge: Judge, config: ScoringConfig) -> None:
 
 
 def _p_output_easier(
-    judge: Judge, sources: list[str], outputs: list[str], source_elo: np.ndarray, output_elo: np.ndarray,
+    judge: Judge,
+    sources: list[str],
+    outputs: list[str],
+    source_elo: np.ndarray,
+    output_elo: np.ndarray,
     split: np.ndarray,
 ) -> list[float] | None:
     """P(the output is easier than its source), for judges with a close-pair method
@@ -137,6 +141,7 @@ def _p_output_easier(
 
 def _stats_since(before: dict, after: dict) -> dict:
     """The judge's counters for this call: numbers minus their values before it."""
+
     def since(key: str, value: Any) -> Any:
         old = before.get(key, 0)
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, old))
@@ -156,32 +161,43 @@ def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_high
         return {**{k: None for k in _CORRELATION_KEYS}, "n": n_ok}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy's small-sample notes; the values stand
-        out = correlations(values[ok], human[ok], metric_higher_is="harder" if harder else "simpler",
-                           human_higher_is=human_higher_is)
+        out = correlations(
+            values[ok], human[ok], metric_higher_is="harder" if harder else "simpler", human_higher_is=human_higher_is
+        )
     return {**out, "n": n_ok}
 
 
-def _warn_formulas(formula_names: list[str], values: dict[str, np.ndarray], groups: dict[str, list[str]],
-                   blank: dict[str, set[int]]) -> None:
+def _warn_formulas(
+    formula_names: list[str], values: dict[str, np.ndarray], groups: dict[str, list[str]], blank: dict[str, set[int]]
+) -> None:
     for name, texts in groups.items():
-        undefined = [i for i in range(len(texts)) if i not in blank[name]
-                     and any(np.isnan(values[f][name][i]) for f in formula_names)]
+        undefined = [
+            i
+            for i in range(len(texts))
+            if i not in blank[name] and any(np.isnan(values[f][name][i]) for f in formula_names)
+        ]
         if undefined:
             warnings.warn(
                 f"readability formulas are undefined on {_named(undefined, name)} (no word in Latin script: "
                 f"punctuation, emoji, digits or another script only): {', '.join(formula_names)} are None there; "
                 "ARTS scores them",
-                UserWarning, stacklevel=3,
+                UserWarning,
+                stacklevel=3,
             )
     # Texts without a letter (already warned about above) say nothing about the language.
-    texts = [t for name, ts in groups.items() for i, t in enumerate(ts)
-             if i not in blank[name] and any(c.isalpha() for c in t)]
+    texts = [
+        t
+        for name, ts in groups.items()
+        for i, t in enumerate(ts)
+        if i not in blank[name] and any(c.isalpha() for c in t)
+    ]
     foreign = sum(not looks_english(t) for t in texts)
     if texts and foreign > len(texts) / 2:
         warnings.warn(
             f"{foreign} of {len(texts)} texts do not look English: {', '.join(formula_names)} are English formulas "
             "and mean little on other languages (ARTS's pools and learned judge are English too)",
-            UserWarning, stacklevel=3,
+            UserWarning,
+            stacklevel=3,
         )
 
 
@@ -191,7 +207,7 @@ def score_texts(
     sources: Sequence[str] | None = None,
     references: Sequence[Sequence[str]] | None = None,
     human_scores: Sequence[float] | None = None,
-    human_higher_is: HumanDirection = "harder",
+    human_higher_is: Direction = "harder",
     empty: EmptyPolicy = "error",
     config: ScoringConfig | None = None,
     **settings: Any,
@@ -247,16 +263,22 @@ def score_texts(
         offsets[name] = len(all_texts)
         all_texts += texts
     blank_all = set(blank_indices(all_texts))
-    blank = {name: {i - offsets[name] for i in blank_all if 0 <= i - offsets[name] < len(ts)}
-             for name, ts in groups.items()}
+    blank = {
+        name: {i - offsets[name] for i in blank_all if 0 <= i - offsets[name] < len(ts)} for name, ts in groups.items()
+    }
     scored = [i for i in range(len(all_texts)) if i not in blank_all]
     n_pred_scored = sum(i < n for i in scored)
 
     size = len(all_texts)
     arts, elo, units = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=int)
     bounds = None
-    placed: dict[str, Any] = {"judge_calls": 0, "invalid": 0, "failed": 0, "mean_interval": None,
-                              "method": _placement_method(judge_obj, config)[0]}
+    placed: dict[str, Any] = {
+        "judge_calls": 0,
+        "invalid": 0,
+        "failed": 0,
+        "mean_interval": None,
+        "method": _placement_method(judge_obj, config)[0],
+    }
     if scored:
         placed = place_texts([all_texts[i] for i in scored], judge_obj, pool_obj, config, n_mean=n_pred_scored or None)
         arts[scored], elo[scored], units[scored] = placed["arts"], placed["arts_elo"], placed["units"]
@@ -294,8 +316,7 @@ def score_texts(
         for f in formula_names:
             undefined |= np.isnan(formula_values[f]["predictions"])
         result["n_formula_undefined"] = int(undefined.sum())
-        _warn_formulas(formula_names, formula_values,
-                       {k: v for k, v in groups.items() if k != "references"}, blank)
+        _warn_formulas(formula_names, formula_values, {k: v for k, v in groups.items() if k != "references"}, blank)
     if allow_empty:
         result["n_empty"] = len(blank["predictions"])
         if blank_all:
@@ -316,8 +337,11 @@ def score_texts(
         both = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]]
         src_units, pred_units = part(units, "sources"), part(units, "predictions")
         p = _p_output_easier(
-            judge_obj, [sources[i] for i in both], [predictions[i] for i in both],
-            part(elo, "sources")[both], part(elo, "predictions")[both],
+            judge_obj,
+            [sources[i] for i in both],
+            [predictions[i] for i in both],
+            part(elo, "sources")[both],
+            part(elo, "predictions")[both],
             ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts == "sentences"),
         )
         if p is not None:

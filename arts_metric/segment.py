@@ -33,9 +33,7 @@ DEFAULT_SPLIT_ABOVE = 400
 # before whitespace and an upper-case letter, digit or opening quote; a piece
 # ending in a common abbreviation or an initial is glued to the next one.
 _SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREV_END = re.compile(
-    r"(?:\b(?:Mr|Ms|Mrs|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|Fig|No|Vol|approx|U\.S|[A-Z])\.)$"
-)
+_ABBREV_END = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|Fig|No|Vol|approx|U\.S|[A-Z])\.)$")
 _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
 
 
@@ -57,9 +55,7 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def chunk_text(
-    text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: int = DEFAULT_SPLIT_ABOVE
-) -> list[str]:
+def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
     """Units to judge for ``text``: the text itself when it has at most
     ``split_above`` characters, else consecutive sentences packed into units of
     at most ``chunk_chars`` characters (a single longer sentence is its own unit)."""

@@ -33,7 +33,6 @@ from typing import Any
 
 from arts_metric import __version__
 
-PACKAGE_NAME = "arts-metric"
 DEFAULT_NAME = "arts"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
@@ -78,12 +77,26 @@ def build_wheel(out_dir: str | os.PathLike, source: str | os.PathLike | None = N
         src.mkdir()
         for name in BUILD_FILES:
             shutil.copy2(root / name, src / name)
-        shutil.copytree(root / "arts_metric", src / "arts_metric", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        shutil.copytree(
+            root / "arts_metric", src / "arts_metric", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
         before = set(out.glob("arts_metric-*.whl"))
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "--quiet",
-             "--wheel-dir", str(out), str(src)],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "--quiet",
+                "--wheel-dir",
+                str(out),
+                str(src),
+            ],
+            capture_output=True,
+            text=True,
         )
         if proc.returncode != 0:
             raise ValueError(f"building the wheel failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
@@ -141,13 +154,17 @@ def assemble_space(
     out = Path(out_dir)
     name = name or out.resolve().name or DEFAULT_NAME
     if not _NAME.match(name) or name.endswith(".py"):
-        raise ValueError(f"space name {name!r} must be letters, digits, '.', '-' or '_' (it names the script {name}.py)")
+        raise ValueError(
+            f"space name {name!r} must be letters, digits, '.', '-' or '_' (it names the script {name}.py)"
+        )
     root = Path(source) if source is not None else source_root()
     card, app = root / "metric_card.md", root / "app.py"
     for f in (card, app):
         if not f.is_file():
-            raise ValueError(f"{f} not found: publish-space needs a source checkout with metric_card.md and app.py "
-                             "(pass source=... / --source)")
+            raise ValueError(
+                f"{f} not found: publish-space needs a source checkout with metric_card.md and app.py "
+                "(pass source=... / --source)"
+            )
     missing = [rel for rel in APP_FILES if not (root / rel).exists()]
     if missing:
         raise ValueError(f"{root} lacks {', '.join(missing)}, which app.py shows (pass source=... / --source)")
@@ -206,9 +223,12 @@ def push_space(out_dir: str | os.PathLike, repo_id: str, token: str | None = Non
     out = Path(out_dir)
     space_name = repo_id.rsplit("/", 1)[-1]
     if not (out / f"{space_name}.py").is_file():
-        raise ValueError(f"{out} has no {space_name}.py: evaluate.load({repo_id!r}) would not find the script; "
-                         f"assemble the folder with name={space_name!r}")
+        raise ValueError(
+            f"{out} has no {space_name}.py: evaluate.load({repo_id!r}) would not find the script; "
+            f"assemble the folder with name={space_name!r}"
+        )
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
-    return api.upload_folder(folder_path=str(out), repo_id=repo_id, repo_type="space",
-                             commit_message=f"ARTS metric {__version__}")
+    return api.upload_folder(
+        folder_path=str(out), repo_id=repo_id, repo_type="space", commit_message=f"ARTS metric {__version__}"
+    )

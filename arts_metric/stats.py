@@ -14,7 +14,8 @@ from typing import Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from scipy import stats as sps
 
-Direction = Literal["harder", "simpler", "easier"]
+from arts_metric.directions import Direction, sign
+
 _STATS = ("pearson", "spearman", "kendall")
 # scipy >= 1.15 names the generator `rng` (and deprecates `random_state`).
 _RNG_KW = "rng" if "rng" in inspect.signature(sps.bootstrap).parameters else "random_state"
@@ -45,14 +46,6 @@ def _pair(metric: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, 
     return x, y
 
 
-def _sign(direction: str, name: str) -> float:
-    if direction == "harder":
-        return 1.0
-    if direction in ("easier", "simpler"):
-        return -1.0
-    raise ValueError(f"{name} must be 'harder' or 'simpler' (alias 'easier'), got {direction!r}")
-
-
 def correlations(
     metric: Sequence[float],
     human: Sequence[float],
@@ -67,7 +60,7 @@ def correlations(
     the metric agrees with the humans.
     """
     x, y = _pair(metric, human)
-    x = x * _sign(metric_higher_is, "metric_higher_is") * _sign(human_higher_is, "human_higher_is")
+    x = x * sign(metric_higher_is, "metric_higher_is") * sign(human_higher_is, "human_higher_is")
     pr = sps.pearsonr(x, y)
     sr = sps.spearmanr(x, y)
     kt = sps.kendalltau(x, y)

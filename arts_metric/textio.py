@@ -35,8 +35,7 @@ def decode_text(data: bytes, name: str) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ValueError(
-            f"{name} line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}); "
-            "save it as UTF-8"
+            f"{name} line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}); save it as UTF-8"
         ) from None
     return text.removeprefix("\ufeff")
 
@@ -88,8 +87,9 @@ def read_labelled_rows(path: str | os.PathLike, text_column: str = "text") -> li
 
     # keep_default_na=False: an empty cell is an empty text (rejected by the
     # caller with its line), not a float NaN.
-    df = pd.read_csv(io.StringIO(text), sep="\t" if suffix == ".tsv" else ",", keep_default_na=False,
-                     dtype={text_column: str})
+    df = pd.read_csv(
+        io.StringIO(text), sep="\t" if suffix == ".tsv" else ",", keep_default_na=False, dtype={text_column: str}
+    )
     _require_column(df, name, text_column)
     return [(f"{name} line {i + 2}", row) for i, row in enumerate(df.to_dict("records"))]  # line 1: header
 

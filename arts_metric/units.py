@@ -36,9 +36,9 @@ import numpy as np
 
 from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
+from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
 from arts_metric.judges import Judge, PointwiseJudge
 from arts_metric.pool import Pool
-from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
 from arts_metric.segment import chunk_text, sentence_units
 
 
@@ -108,7 +108,9 @@ def place_texts(
     if config.placement is not None:
         options["method"] = config.placement
     result = placement_mod.place(judge, pool, unit_texts, **options)
-    unit_arts = np.asarray(result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float)
+    unit_arts = np.asarray(
+        result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float
+    )
     unit_ratings = np.asarray(result.ratings, dtype=float)
     unit_iv = result.arts_interval
     exact = result.info.get("sampled") is False
@@ -124,7 +126,9 @@ def place_texts(
     arts = np.full(n, np.nan)
     ratings = np.full(n, np.nan)
     bounds = np.full((n, 2), np.nan) if unit_iv is not None else None
-    unit_lost = np.asarray(result.incomplete if result.incomplete is not None else np.zeros(len(unit_texts)), dtype=bool)
+    unit_lost = np.asarray(
+        result.incomplete if result.incomplete is not None else np.zeros(len(unit_texts)), dtype=bool
+    )
     incomplete = np.zeros(n, dtype=bool)
     unit_idx = [[unique[u] for u in units] for units in unit_lists]
     unit_w = [[float(len(u)) for u in units] for units in unit_lists]

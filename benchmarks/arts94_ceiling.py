@@ -62,7 +62,7 @@ from arts_metric.elo import _LN10_OVER_SCALE, fit_bradley_terry, ratings_from_hi
 from arts_metric.stats import _pearson_along, _spearman_along  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
-#: the goal of issue 13: Spearman against the human majority Elo
+#: the goal set for a better judge: Spearman against the human majority Elo
 GOAL = 0.86
 #: the synthetic judge's grid starts here (mean Spearman with the simulated majority)
 GRID_FROM = 0.78
@@ -152,10 +152,12 @@ def fit_rater_slopes(decisions: np.ndarray, a: np.ndarray, b: np.ndarray, latent
     """Each rater's discrimination given the latent: the maximum-likelihood multiplier
     ``s`` of P(a harder) = expit(s ln10/400 (latent_a - latent_b)); 1 = the pooled fit."""
     z = _LN10_OVER_SCALE * (latent[a] - latent[b]) * (2.0 * decisions - 1.0)  # (raters, matches)
-    return np.array([
-        minimize_scalar(lambda s, zr=zr: -log_expit(s * zr).sum(), bounds=(0.01, 20.0), method="bounded").x
-        for zr in z
-    ])
+    return np.array(
+        [
+            minimize_scalar(lambda s, zr=zr: -log_expit(s * zr).sum(), bounds=(0.01, 20.0), method="bounded").x
+            for zr in z
+        ]
+    )
 
 
 def decision_probabilities(model: Model, a: np.ndarray, b: np.ndarray, deviations: np.ndarray) -> np.ndarray:
@@ -321,7 +323,12 @@ def _boot_spearman(values: np.ndarray, target_ranks: np.ndarray, idx: np.ndarray
 
 
 def pairwise_judge_decisions(
-    latent: np.ndarray, tau: float, slope: float, a: np.ndarray, b: np.ndarray, deviations: np.ndarray,
+    latent: np.ndarray,
+    tau: float,
+    slope: float,
+    a: np.ndarray,
+    b: np.ndarray,
+    deviations: np.ndarray,
     uniforms: np.ndarray,
 ) -> np.ndarray:
     """Decisions of an LLM-like pairwise judge with its own stable view of each text
@@ -334,8 +341,13 @@ def pairwise_judge_decisions(
 
 
 def fit_pairwise_gpt(
-    latent: np.ndarray, majority_elo: np.ndarray, data: Arts94, target_spearman: float, target_agreement: float,
-    rng: np.random.Generator, reps: int = 200,
+    latent: np.ndarray,
+    majority_elo: np.ndarray,
+    data: Arts94,
+    target_spearman: float,
+    target_agreement: float,
+    rng: np.random.Generator,
+    reps: int = 200,
 ) -> tuple[float, float]:
     """``(tau, slope)`` of :func:`pairwise_judge_decisions` whose Elo (same schedule and
     order) has mean Spearman ``target_spearman`` with the simulated majority Elo and whose
@@ -356,8 +368,16 @@ def fit_pairwise_gpt(
 
     tau, slope = 0.5 * latent.std(), 1.0
     for _ in range(4):
-        slope = float(np.exp(brentq(lambda ls, t=tau: agreement(t, np.exp(ls)) - target_agreement,
-                                    np.log(0.05), np.log(200.0), xtol=1e-3)))
+        slope = float(
+            np.exp(
+                brentq(
+                    lambda ls, t=tau: agreement(t, np.exp(ls)) - target_agreement,
+                    np.log(0.05),
+                    np.log(200.0),
+                    xtol=1e-3,
+                )
+            )
+        )
         tau = brentq(lambda t, s=slope: spearman(t, s) - target_spearman, 0.0, 4.0 * latent.std(), xtol=1.0)
     return float(tau), slope
 
@@ -400,15 +420,17 @@ def power_grid(
             lo[r, g] = np.percentile(_boot_spearman(judge, maj_ranks, idx) - gpt_boot, 2.5)
     rows = []
     for g, sd in enumerate(judge_sds):
-        rows.append({
-            "judge_sd": float(sd),
-            "judge_spearman": float(sp[:, g].mean()),
-            "gpt4_spearman": float(gsp.mean()),
-            "difference": float((sp[:, g] - gsp).mean()),
-            "power": float((lo[:, g] > 0).mean()),
-            "reach_goal": float((sp[:, g] >= goal).mean()),
-            "goal_and_ci": float(((sp[:, g] >= goal) & (lo[:, g] > 0)).mean()),
-        })
+        rows.append(
+            {
+                "judge_sd": float(sd),
+                "judge_spearman": float(sp[:, g].mean()),
+                "gpt4_spearman": float(gsp.mean()),
+                "difference": float((sp[:, g] - gsp).mean()),
+                "power": float((lo[:, g] > 0).mean()),
+                "reach_goal": float((sp[:, g] >= goal).mean()),
+                "goal_and_ci": float(((sp[:, g] >= goal) & (lo[:, g] > 0)).mean()),
+            }
+        )
     return rows
 
 
@@ -481,8 +503,10 @@ def main(argv: list[str] | None = None) -> int:
     # Observed: against the majority recomputed from the rater files (what the simulation
     # builds) and against the published one.
     recomputed = majority_vote(data.decisions, seed=args.seed)
-    r["obs"] = {"recomputed": agreement_stats(data.decisions, recomputed, data.a, data.b, n),
-                "published": agreement_stats(data.decisions, data.published, data.a, data.b, n)}
+    r["obs"] = {
+        "recomputed": agreement_stats(data.decisions, recomputed, data.a, data.b, n),
+        "published": agreement_stats(data.decisions, data.published, data.a, data.b, n),
+    }
     if not np.allclose(r["obs"]["published"]["majority_elo"], data.majority_elo):
         raise AssertionError("elo_ratings does not replay the published majority as ratings_from_history does")
     r["differ"] = int(np.sum(data.published != recomputed))
@@ -493,9 +517,13 @@ def main(argv: list[str] | None = None) -> int:
     latent = fit_latent(data.decisions, data.a, data.b, n)
     slopes = fit_rater_slopes(data.decisions, data.a, data.b, latent)
     gpt_run2 = elo_ratings(data.gpt4_runs[1], data.a, data.b, n)
-    r.update(latent=latent, slopes=slopes, od_obs=float(overdispersion(data.decisions, data.a, data.b, latent)),
-             gpt_vs_latent_obs=(spearmanr(data.gpt4_elo, latent)[0], spearmanr(gpt_run2, latent)[0]),
-             gpt_run2_obs=spearmanr(gpt_run2, data.majority_elo)[0])
+    r.update(
+        latent=latent,
+        slopes=slopes,
+        od_obs=float(overdispersion(data.decisions, data.a, data.b, latent)),
+        gpt_vs_latent_obs=(spearmanr(data.gpt4_elo, latent)[0], spearmanr(gpt_run2, latent)[0]),
+        gpt_run2_obs=spearmanr(gpt_run2, data.majority_elo)[0],
+    )
     shared = Model("shared latent", latent, np.ones(k))
     sims = {shared.name: simulate(shared, data, args.reps, np.random.default_rng(next(seeds)), progress=True)}
     r["inflation"] = spread_inflation(latent, sims[shared.name].refit)
@@ -517,8 +545,12 @@ def main(argv: list[str] | None = None) -> int:
     # judge whose Elo comes from the same schedule; the judge scored by its scores (as
     # learned judges are today) or by the Elo of its decisions on the schedule (as GPT-4 is).
     r["grids"], gpts = [], {}
-    plan = ((shared, "latent + noise", "score"), (own, "latent + noise", "score"), (own, "pairwise, Elo", "score"),
-            (own, "pairwise, Elo", "Elo on the schedule"))
+    plan = (
+        (shared, "latent + noise", "score"),
+        (own, "latent + noise", "score"),
+        (own, "pairwise, Elo", "score"),
+        (own, "pairwise, Elo", "Elo on the schedule"),
+    )
     for model, kind, protocol in plan:
         sim = sims[model.name]
         rng = np.random.default_rng(next(seeds))
@@ -530,8 +562,9 @@ def main(argv: list[str] | None = None) -> int:
         targets = np.arange(GRID_FROM, sim.ceiling.mean() - GRID_STEP / 2, GRID_STEP)
         judge_sds = np.array([noise_for_target(model.latent, sim.majority_elo, x, z) for x in targets] + [0.0])
         schedule = (data.a, data.b) if protocol != "score" else None
-        grid["rows"] = power_grid(model.latent, sim.majority_elo, judge_sds, gpt_elo, args.boot, rng, schedule,
-                                  progress=True)
+        grid["rows"] = power_grid(
+            model.latent, sim.majority_elo, judge_sds, gpt_elo, args.boot, rng, schedule, progress=True
+        )
         grid["needed"] = {level: spearman_for_power(grid["rows"], level) for level in POWER_LEVELS}
         r["grids"].append(grid)
 
@@ -549,8 +582,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _synthetic_gpt(model: Model, kind: str, sim: Simulation, data: Arts94, r: dict,
-                   rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+def _synthetic_gpt(
+    model: Model, kind: str, sim: Simulation, data: Arts94, r: dict, rng: np.random.Generator
+) -> tuple[np.ndarray, dict]:
     """GPT-4's Elo ratings ``(reps, n)`` in each replication, tuned to GPT-4's observed
     Spearman with the majority (and, pairwise, to its run1-run2 agreement), and a
     description with its Spearman against the refitted BT latent: the analogue of the
@@ -563,12 +597,15 @@ def _synthetic_gpt(model: Model, kind: str, sim: Simulation, data: Arts94, r: di
         grid["gpt_desc"] = f"latent + N(0, {sd:.0f}^2) Elo points"
     else:
         tau, slope = fit_pairwise_gpt(model.latent, sim.majority_elo, data, r["gpt_obs"], r["gpt_agree_obs"], rng)
-        decisions = pairwise_judge_decisions(model.latent, tau, slope, data.a, data.b, z, rng.random((2,) + sim.ties.shape
-                                             + data.a.shape))
+        decisions = pairwise_judge_decisions(
+            model.latent, tau, slope, data.a, data.b, z, rng.random((2,) + sim.ties.shape + data.a.shape)
+        )
         gpt_elo = np.array([elo_ratings(x, data.a, data.b, data.n) for x in decisions[0]])
         grid["agreement"] = float(np.mean(decisions[0] == decisions[1]))
-        grid["gpt_desc"] = (f"decides the {len(data.a)} matches from its own view of each text, latent + "
-                            f"N(0, {tau:.0f}^2), slope {slope:.2f}; Elo replayed")
+        grid["gpt_desc"] = (
+            f"decides the {len(data.a)} matches from its own view of each text, latent + "
+            f"N(0, {tau:.0f}^2), slope {slope:.2f}; Elo replayed"
+        )
     grid["vs_latent"] = float(_spearman_along(gpt_elo, sim.refit).mean())
     return gpt_elo, grid
 
@@ -577,8 +614,10 @@ def _gaps(r: dict) -> dict[str, tuple[float, float]]:
     """Simulated minus observed mean per-match agreement with the majority and mean
     rater-vs-majority Elo Spearman, per model (neither statistic was used to fit one)."""
     obs = r["obs"]["recomputed"]
-    return {name: (sim.agreement.mean() - obs["agreement"].mean(), sim.spearman.mean() - obs["spearman"].mean())
-            for name, sim in r["sims"].items()}
+    return {
+        name: (sim.agreement.mean() - obs["agreement"].mean(), sim.spearman.mean() - obs["spearman"].mean())
+        for name, sim in r["sims"].items()
+    }
 
 
 def _report(r: dict) -> list[str]:
@@ -607,7 +646,8 @@ def _report(r: dict) -> list[str]:
         f"{r['inflation']:.3f} times as spread as the truth (sd ratio, mean over replications), so the truth is taken "
         f"as the fitted latent with its deviations divided by {r['inflation']:.3f}.",
         "- **per-rater slopes**: each rater's discrimination, fitted by maximum likelihood given the latent: "
-        + ", ".join(f"{s:.2f}" for s in r["slopes"]) + f" ({data.raters[0]}..{data.raters[-1]}).",
+        + ", ".join(f"{s:.2f}" for s in r["slopes"])
+        + f" ({data.raters[0]}..{data.raters[-1]}).",
         f"- **{models[3].name}**: each rater sees the consensus difficulty plus their own deviation per text, "
         f"N(0, tau^2), with the slopes above. Real raters' surprises pile up on the same texts: the overdispersion "
         f"of their per-text residuals against the pooled latent is {r['od_obs']:.3f} (about 1 when decisions are "
@@ -639,33 +679,54 @@ def _report(r: dict) -> list[str]:
         "differently and is shown too. Only the overdispersion row was used to fit a model (the last one).",
         "",
         "| statistic | observed (recomputed majority) | observed (published majority) | "
-        + " | ".join(f"sim: {mo.name}" for mo in models) + " |",
+        + " | ".join(f"sim: {mo.name}" for mo in models)
+        + " |",
         "|---|---|---|" + "---|" * len(models),
-        "| rater agrees with the majority, per match | " + _range(obs["recomputed"]["agreement"]) + " | "
-        + _range(obs["published"]["agreement"]) + " | " + " | ".join(_sim_range(sims[mo.name].agreement) for mo in models) + " |",
-        "| Spearman of rater Elo with majority Elo | " + _range(obs["recomputed"]["spearman"]) + " | "
-        + _range(obs["published"]["spearman"]) + " | " + " | ".join(_sim_range(sims[mo.name].spearman) for mo in models) + " |",
+        "| rater agrees with the majority, per match | "
+        + _range(obs["recomputed"]["agreement"])
+        + " | "
+        + _range(obs["published"]["agreement"])
+        + " | "
+        + " | ".join(_sim_range(sims[mo.name].agreement) for mo in models)
+        + " |",
+        "| Spearman of rater Elo with majority Elo | "
+        + _range(obs["recomputed"]["spearman"])
+        + " | "
+        + _range(obs["published"]["spearman"])
+        + " | "
+        + " | ".join(_sim_range(sims[mo.name].spearman) for mo in models)
+        + " |",
         f"| two raters agree, per match | {obs['recomputed']['pairwise']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].pairwise.mean():.3f}" for mo in models) + " |",
+        + " | ".join(f"{sims[mo.name].pairwise.mean():.3f}" for mo in models)
+        + " |",
         f"| share of 8-8 ties | {obs['recomputed']['ties']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].ties.mean():.3f}" for mo in models) + " |",
+        + " | ".join(f"{sims[mo.name].ties.mean():.3f}" for mo in models)
+        + " |",
         f"| overdispersion of per-text residuals | {r['od_obs']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].overdispersion.mean():.3f}" for mo in models) + " |",
+        + " | ".join(f"{sims[mo.name].overdispersion.mean():.3f}" for mo in models)
+        + " |",
         f"| Spearman of pooled BT latent with majority Elo | {rec_latent:.3f} | {pub_latent:.3f} | "
-        + " | ".join(f"{_spearman_along(sims[mo.name].refit, sims[mo.name].majority_elo).mean():.3f}" for mo in models) + " |",
+        + " | ".join(f"{_spearman_along(sims[mo.name].refit, sims[mo.name].majority_elo).mean():.3f}" for mo in models)
+        + " |",
         "| refitted latent sd / true latent sd | - | - | "
-        + " | ".join(f"{spread_inflation(mo.latent, sims[mo.name].refit):.3f}" for mo in models) + " |",
+        + " | ".join(f"{spread_inflation(mo.latent, sims[mo.name].refit):.3f}" for mo in models)
+        + " |",
         "",
     ]
     gaps = _gaps(r)
     off = [f"'{name}'" for name, g in gaps.items() if max(map(abs, g)) > 0.02]
     lines.append(
         "Simulated minus observed, means over raters: "
-        + "; ".join(f"'{name}': agreement {da:+.3f}, Spearman {ds:+.3f}" for name, (da, ds) in gaps.items()) + ". "
-        + (f"More than .02 off: {', '.join(off)}. They get the per-match agreement right but make each rater's Elo "
-           "ranking agree with the majority's far more than real raters' do: their raters err independently match "
-           "by match, while real raters err consistently on a text, which moves its Elo. Their ceilings rest on a "
-           "model the data reject." if off else "All within .02.")
+        + "; ".join(f"'{name}': agreement {da:+.3f}, Spearman {ds:+.3f}" for name, (da, ds) in gaps.items())
+        + ". "
+        + (
+            f"More than .02 off: {', '.join(off)}. They get the per-match agreement right but make each rater's Elo "
+            "ranking agree with the majority's far more than real raters' do: their raters err independently match "
+            "by match, while real raters err consistently on a text, which moves its Elo. Their ceilings rest on a "
+            "model the data reject."
+            if off
+            else "All within .02."
+        )
     )
     lines += ["", _spread_sentence(r), ""]
 
@@ -693,8 +754,10 @@ def _report(r: dict) -> list[str]:
     ]
     for g in _unique_gpts(r["grids"]):
         agree = "-" if g["agreement"] is None else f"{g['agreement']:.3f}"
-        lines.append(f"| {g['model']} / {g['gpt']} | {g['gpt_desc']} | {g['rows'][0]['gpt4_spearman']:.3f} | "
-                     f"{g['vs_latent']:.3f} | {agree} |")
+        lines.append(
+            f"| {g['model']} / {g['gpt']} | {g['gpt_desc']} | {g['rows'][0]['gpt4_spearman']:.3f} | "
+            f"{g['vs_latent']:.3f} | {agree} |"
+        )
     for g in r["grids"]:
         lines += [
             "",
@@ -703,16 +766,25 @@ def _report(r: dict) -> list[str]:
             f"| judge noise sd (Elo) | judge Spearman (mean) | difference (mean) | power | reach {GOAL} | both |",
             "|---:|---:|---:|---:|---:|---:|",
         ]
-        lines += [f"| {x['judge_sd']:.0f} | {x['judge_spearman']:.3f} | {x['difference']:+.3f} | {x['power']:.2f} | "
-                  f"{x['reach_goal']:.2f} | {x['goal_and_ci']:.2f} |" for x in g["rows"]]
-    lines += ["", "Judge Spearman (with the majority Elo) needed for the CI to exclude 0, interpolated on the grid:", "",
-              "| model | GPT-4 | judge scored by its | noiseless judge's Spearman | 50% power | 80% power "
-              "| noiseless judge: power / both |",
-              "|---|---|---|---:|---:|---:|---:|"]
+        lines += [
+            f"| {x['judge_sd']:.0f} | {x['judge_spearman']:.3f} | {x['difference']:+.3f} | {x['power']:.2f} | "
+            f"{x['reach_goal']:.2f} | {x['goal_and_ci']:.2f} |"
+            for x in g["rows"]
+        ]
+    lines += [
+        "",
+        "Judge Spearman (with the majority Elo) needed for the CI to exclude 0, interpolated on the grid:",
+        "",
+        "| model | GPT-4 | judge scored by its | noiseless judge's Spearman | 50% power | 80% power "
+        "| noiseless judge: power / both |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
     for g in r["grids"]:
         last = g["rows"][-1]
-        lines.append(f"| {g['model']} | {g['gpt']} | {g['judge']} | {last['judge_spearman']:.3f} | {_fmt(g['needed'][0.5])} | "
-                     f"{_fmt(g['needed'][0.8])} | {last['power']:.2f} / {last['goal_and_ci']:.2f} |")
+        lines.append(
+            f"| {g['model']} | {g['gpt']} | {g['judge']} | {last['judge_spearman']:.3f} | {_fmt(g['needed'][0.5])} | "
+            f"{_fmt(g['needed'][0.8])} | {last['power']:.2f} / {last['goal_and_ci']:.2f} |"
+        )
     loo = r["loo"]
     lines += [
         "",
@@ -744,19 +816,27 @@ def _spread_sentence(r: dict) -> str:
     c_fit, c_corr = sims[models[0].name].ceiling.mean(), sims[models[1].name].ceiling.mean()
     if abs(inflation - 1.0) <= 2.0 * se:
         per_text = 2 * r["data"].decisions.size // r["data"].n
-        how = ("neither measurably too spread nor too compressed: the estimation noise, which spreads the texts, and "
-               f"the prior's pull towards 1200, which compresses them, roughly cancel at {per_text} decisions per "
-               "text; so the ceiling is neither optimistic nor pessimistic on this count")
+        how = (
+            "neither measurably too spread nor too compressed: the estimation noise, which spreads the texts, and "
+            f"the prior's pull towards 1200, which compresses them, roughly cancel at {per_text} decisions per "
+            "text; so the ceiling is neither optimistic nor pessimistic on this count"
+        )
     elif inflation > 1:
-        how = ("too spread: texts look further apart than they are, so simulated raters agree more than real ones "
-               "would under the true latent, and the ceiling from the fitted latent is optimistic")
+        how = (
+            "too spread: texts look further apart than they are, so simulated raters agree more than real ones "
+            "would under the true latent, and the ceiling from the fitted latent is optimistic"
+        )
     else:
-        how = ("too compressed (the prior's pull outweighs the estimation noise), so simulated raters agree less "
-               "than under the true latent, and the ceiling from the fitted latent is pessimistic")
-    return (f"Caveat, measured: the latent fitted to the same {r['data'].decisions.size:,} decisions is {how} "
-            f"(refit/true sd {inflation:.4f} +- {se:.4f}); correcting for it moves the mean ceiling from {c_fit:.3f} "
-            f"to {c_corr:.3f}. The rater-specific model, whose pooled refit is made exactly as spread as the real "
-            "one, has no such caveat on its spread.")
+        how = (
+            "too compressed (the prior's pull outweighs the estimation noise), so simulated raters agree less "
+            "than under the true latent, and the ceiling from the fitted latent is pessimistic"
+        )
+    return (
+        f"Caveat, measured: the latent fitted to the same {r['data'].decisions.size:,} decisions is {how} "
+        f"(refit/true sd {inflation:.4f} +- {se:.4f}); correcting for it moves the mean ceiling from {c_fit:.3f} "
+        f"to {c_corr:.3f}. The rater-specific model, whose pooled refit is made exactly as spread as the real "
+        "one, has no such caveat on its spread."
+    )
 
 
 def _unique_gpts(grids: list[dict]) -> list[dict]:
@@ -798,31 +878,41 @@ def _conclusion(r: dict) -> list[str]:
         f"Against a synthetic GPT-4 at {r['gpt_obs']:.3f} ("
         + " or ".join(f"{g['gpt']}: {g['vs_latent']:.3f} with the pooled latent" for g in scores)
         + f"; the real GPT-4 {observed[0]:.3f} / {observed[1]:.3f}, "
-        + ("in between" if bracket else "not in between") + "), the n = 94 paired bootstrap CI lies above 0 in half "
+        + ("in between" if bracket else "not in between")
+        + "), the n = 94 paired bootstrap CI lies above 0 in half "
         f"the replications from a judge Spearman of {span(0.5)} and in 80% from {span(0.8)}.",
     ]
     worst = min(scores, key=lambda g: g["rows"][-1]["goal_and_ci"])
     best_case = worst["rows"][-1]["goal_and_ci"]
     n80 = [g["needed"][0.8] for g in scores]
     if best_case < 0.5:
-        s.append(f"So with judges scored by their scores the issue's goal (>= {GOAL} and the CI excluding 0) is not "
-                 "reachable in principle with n = 94: even a perfect judge meets it less often than not.")
+        s.append(
+            f"So with judges scored by their scores the issue's goal (>= {GOAL} and the CI excluding 0) is not "
+            "reachable in principle with n = 94: even a perfect judge meets it less often than not."
+        )
     else:
         at_goal = [power_at(g["rows"], GOAL) for g in scores]
-        binding = ("the CI, not the Spearman, is the binding part" if all(v is None or v > GOAL for v in n80)
-                   else f"{GOAL} is the binding part")
-        s.append(f"So the issue's goal (>= {GOAL} and the CI excluding 0) is reachable in principle with n = 94 (a "
-                 f"noiseless judge meets it in {best_case:.0%} or more of replications), but {binding}: a judge at "
-                 f"{GOAL} gets a CI above 0 in only {min(at_goal):.0%} to {max(at_goal):.0%} of replications, and "
-                 f"80% needs {span(0.8)}, within {c.mean() - max(v for v in n80 if v is not None):.3f} of the ceiling.")
+        binding = (
+            "the CI, not the Spearman, is the binding part"
+            if all(v is None or v > GOAL for v in n80)
+            else f"{GOAL} is the binding part"
+        )
+        s.append(
+            f"So the issue's goal (>= {GOAL} and the CI excluding 0) is reachable in principle with n = 94 (a "
+            f"noiseless judge meets it in {best_case:.0%} or more of replications), but {binding}: a judge at "
+            f"{GOAL} gets a CI above 0 in only {min(at_goal):.0%} to {max(at_goal):.0%} of replications, and "
+            f"80% needs {span(0.8)}, within {c.mean() - max(v for v in n80 if v is not None):.3f} of the ceiling."
+        )
     if scheduled is not None:
         first = next(g for g in scores if g["gpt"] == scheduled["gpt"])
-        s.append(f"Scored as GPT-4 is, by the Elo of its decisions on the same 376 matches, the same judges score "
-                 f"higher (noiseless: {scheduled['rows'][-1]['judge_spearman']:.3f} instead of "
-                 f"{first['rows'][-1]['judge_spearman']:.3f}), because that Elo shares the schedule's distortions with "
-                 f"the majority's Elo; on that scale the CI lies above 0 in half the replications from "
-                 f"{_fmt(scheduled['needed'][0.5])} and in 80% from {_fmt(scheduled['needed'][0.8])} (GPT-4 "
-                 f"{scheduled['gpt']}).")
+        s.append(
+            f"Scored as GPT-4 is, by the Elo of its decisions on the same 376 matches, the same judges score "
+            f"higher (noiseless: {scheduled['rows'][-1]['judge_spearman']:.3f} instead of "
+            f"{first['rows'][-1]['judge_spearman']:.3f}), because that Elo shares the schedule's distortions with "
+            f"the majority's Elo; on that scale the CI lies above 0 in half the replications from "
+            f"{_fmt(scheduled['needed'][0.5])} and in 80% from {_fmt(scheduled['needed'][0.8])} (GPT-4 "
+            f"{scheduled['gpt']})."
+        )
     return s
 
 

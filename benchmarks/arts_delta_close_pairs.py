@@ -108,23 +108,31 @@ def main(argv: list[str] | None = None) -> int:
     words_delta = np.array([len(words(texts[i])) - len(words(texts[j])) for i, j in proxy], dtype=float)
     lines: list[str] = []
 
-    lines += [f"1. Proxy: {len(proxy)} minimal pairs of ARTS300/3000 (in sample); right = source judged harder",
-              f"   arts_delta > 0       {_boot(scores > 0, rng)}",
-              f"   p_output_easier > .5 {_boot(head > 0, rng)}",
-              f"   difference          {_boot_diff(head > 0, scores > 0, rng)}   "
-              f"(signs differ on {int(np.sum((head > 0) != (scores > 0)))} pairs)",
-              f"   word count (source longer; a tie counts 1/2) "
-              f"{_boot(np.where(words_delta > 0, 1.0, np.where(words_delta == 0, 0.5, 0.0)), rng)}"]
+    lines += [
+        f"1. Proxy: {len(proxy)} minimal pairs of ARTS300/3000 (in sample); right = source judged harder",
+        f"   arts_delta > 0       {_boot(scores > 0, rng)}",
+        f"   p_output_easier > .5 {_boot(head > 0, rng)}",
+        f"   difference          {_boot_diff(head > 0, scores > 0, rng)}   "
+        f"(signs differ on {int(np.sum((head > 0) != (scores > 0)))} pairs)",
+        f"   word count (source longer; a tie counts 1/2) "
+        f"{_boot(np.where(words_delta > 0, 1.0, np.where(words_delta == 0, 0.5, 0.0)), rng)}",
+    ]
 
     rows94 = arts_data.load_pool_rows("arts94", data_dir)
     texts94 = [r["text"] for r in rows94]
     pairs94 = _pairs(train, texts94, [r["part"] for r in rows94])
     if len(pairs94) == 0:
-        best = max(word_overlap(a["text"], b["text"]) for a in rows94 for b in rows94
-                   if a["part"] == "source" and b["part"] == "simplified")
-        lines.append(f"\n2. ARTS94 (held out): no source/simplified pair with word overlap >= 0.5 (the highest is "
-                     f"{best:.2f}): its sources and simplifications are different sentences, so the ARTS data holds "
-                     "no human-judged near-paraphrase pair to test either rule on.")
+        best = max(
+            word_overlap(a["text"], b["text"])
+            for a in rows94
+            for b in rows94
+            if a["part"] == "source" and b["part"] == "simplified"
+        )
+        lines.append(
+            f"\n2. ARTS94 (held out): no source/simplified pair with word overlap >= 0.5 (the highest is "
+            f"{best:.2f}): its sources and simplifications are different sentences, so the ARTS data holds "
+            "no human-judged near-paraphrase pair to test either rule on."
+        )
     else:
         human = ratings_from_history(len(rows94), arts_data.load_history("arts94", "human", "majority", data_dir))
         scores94, head94 = _deltas(texts94, pairs94)
@@ -133,14 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"\n2. ARTS94 (held out): {len(pairs94)} minimal pairs")
         for label, d in (("arts_delta", scores94), ("p_output_easier", head94)):
             same = np.sign(d[agree]) == np.sign(human_delta[agree])
-            lines.append(f"   {label:19s} same sign as humans {_boot(same, rng)}; "
-                         f"Spearman with human delta {spearmanr(d, human_delta)[0]:+.3f}")
+            lines.append(
+                f"   {label:19s} same sign as humans {_boot(same, rng)}; "
+                f"Spearman with human delta {spearmanr(d, human_delta)[0]:+.3f}"
+            )
     print("\n".join(lines))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "arts_delta_close_pairs.md").write_text(
         "# Near-paraphrases: arts_delta vs p_output_easier (compare_close)\n\n"
         "Printed by `benchmarks/arts_delta_close_pairs.py` (see its docstring for the pairs and caveats).\n\n"
-        "```\n" + "\n".join(lines) + "\n```\n", encoding="utf-8")
+        "```\n" + "\n".join(lines) + "\n```\n",
+        encoding="utf-8",
+    )
     print(f"\n{time.time() - t0:.0f} s")
     return 0
 

@@ -40,8 +40,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric import compare  # noqa: E402
-from arts_metric.compare import Approach  # noqa: E402
+from arts_metric.analysis import comparison_report  # noqa: E402
+from arts_metric.analysis import metric_comparison as compare  # noqa: E402
+from arts_metric.analysis.metric_comparison import Approach  # noqa: E402
 from arts_metric.data import (  # noqa: E402
     find_data_dir,
     list_histories,
@@ -82,9 +83,7 @@ def arts94_pairwise(texts: list[str], reference_schedule: list[tuple[int, int]],
             schedule = [(m.a, m.b) for m in history]
             judge = get_judge(f"history:arts94/{model}/{run}", texts=texts, data_dir=data_dir)
             suffix = run.removeprefix("pairwise-")
-            out.append(
-                compare.pairwise_approach(f"{label} ({suffix})", judge, texts, schedule, reference_schedule)
-            )
+            out.append(compare.pairwise_approach(f"{label} ({suffix})", judge, texts, schedule, reference_schedule))
     return out
 
 
@@ -159,7 +158,7 @@ def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
         if learned is not None:
             approaches.append(learned)
     if args.rsrs_model:
-        from arts_metric.rsrs import RSRS
+        from arts_metric.analysis.rsrs import RSRS
 
         approaches.append(Approach("RSRS", RSRS(args.rsrs_model).score(texts), "harder", "lm"))
     rows = compare.evaluate_approaches(
@@ -177,7 +176,13 @@ def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
         "GPT-4 ranking: the recorded list parsed by the listwise strategy ({unknown} unknown id(s), {duplicates} "
         "repeat(s), {missing} text(s) without a position, left out of that row).".format(**ranking.extra),
     ]
-    paper = ["", "ARTS paper, Table 3 (published, for comparison):", "", "| Approach | A | κ | ρ | τ |", "|---|---|---|---|---|"]
+    paper = [
+        "",
+        "ARTS paper, Table 3 (published, for comparison):",
+        "",
+        "| Approach | A | κ | ρ | τ |",
+        "|---|---|---|---|---|",
+    ]
     for name, vals in PAPER_TABLE3.items():
         paper.append("| " + name + " | " + " | ".join("-" if v is None else f"{v:.4f}" for v in vals) + " |")
     return rows, "\n".join(f"- {x}" for x in notes) + "\n" + "\n".join(paper) + "\n"
@@ -196,7 +201,7 @@ def run_file(args: argparse.Namespace) -> tuple[list[dict], str]:
         what = f"{args.score_column} from {args.human_file} (higher = {direction})"
     rsrs = None
     if args.rsrs_model:
-        from arts_metric.rsrs import RSRS
+        from arts_metric.analysis.rsrs import RSRS
 
         rsrs = RSRS(args.rsrs_model)
     extra = []
@@ -245,10 +250,10 @@ def main(argv: list[str] | None = None) -> int:
         title = "Metrics vs the human majority on ARTS94"
     args.out.mkdir(parents=True, exist_ok=True)
     csv_path, md_path, png_path = (args.out / f"{name}_metrics.{ext}" for ext in ("csv", "md", "png"))
-    compare.write_csv(rows, csv_path)
-    md_path.write_text(f"# {title}\n\n" + compare.to_markdown(rows) + "\n" + notes, encoding="utf-8")
-    compare.plot_rows(rows, png_path, title=title)
-    print(compare.to_markdown(rows))
+    comparison_report.write_csv(rows, csv_path)
+    md_path.write_text(f"# {title}\n\n" + comparison_report.to_markdown(rows) + "\n" + notes, encoding="utf-8")
+    comparison_report.plot_rows(rows, png_path, title=title)
+    print(comparison_report.to_markdown(rows))
     print(f"wrote {csv_path}, {md_path}, {png_path} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return 0
 

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric.agreement import krippendorff_alpha, majority_vote, percent_agreement  # noqa: E402
-from arts_metric.compare import rater_agreement_rows  # noqa: E402
+from arts_metric.analysis.metric_comparison import rater_agreement_rows  # noqa: E402
 from arts_metric.data import find_data_dir, list_histories, load_history, load_pool_rows  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
@@ -34,7 +34,12 @@ PERSONAS = ("medical", "legislative-administration", "philosophy", "geography")
 # Published in the ARTS paper, shown beside ours for comparison only.
 PAPER = {
     "alpha_16_raters": 0.4231,
-    "alpha_personas": {"medical": 0.9333, "legislative-administration": 0.9459, "philosophy": 0.9146, "geography": 0.9563},
+    "alpha_personas": {
+        "medical": 0.9333,
+        "legislative-administration": 0.9459,
+        "philosophy": 0.9146,
+        "geography": 0.9563,
+    },
     "alpha_all_runs": 0.8831,  # reported as "twelve GPT annotations, n=12"
     "table9_agreement_range": (0.69, 0.90),
     "table9_kappa_range": (0.37, 0.79),
@@ -48,7 +53,9 @@ def persona_alphas(data_dir) -> dict[str, float]:
     runs = list_histories("arts160", "gpt-4-1106-preview", data_dir)
     out = {}
     for group in PERSONAS + ("no-domain",):
-        histories = [load_history("arts160", "gpt-4-1106-preview", r, data_dir) for r in runs if r.rsplit("-", 1)[0] == group]
+        histories = [
+            load_history("arts160", "gpt-4-1106-preview", r, data_dir) for r in runs if r.rsplit("-", 1)[0] == group
+        ]
         if len(histories) < 2:
             raise ValueError(f"ARTS160 persona {group!r}: found {len(histories)} runs, need at least 2")
         out[group] = krippendorff_alpha(histories)
@@ -57,7 +64,9 @@ def persona_alphas(data_dir) -> dict[str, float]:
     ]
     out["all 12 persona runs"] = krippendorff_alpha(all_personas)
     # The paper's "twelve GPT annotations" figure is reproduced by all 15 runs (with the no-persona ones).
-    out["all 15 runs (with no-domain)"] = krippendorff_alpha([load_history("arts160", "gpt-4-1106-preview", r, data_dir) for r in runs])
+    out["all 15 runs (with no-domain)"] = krippendorff_alpha(
+        [load_history("arts160", "gpt-4-1106-preview", r, data_dir) for r in runs]
+    )
     return out
 
 
@@ -103,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 
     md = ["# Human agreement on ARTS94", "", "Each rater against the published majority (like ARTS Table 9):", ""]
     md += ["| Rater | A | κ | ρ | τ |", "|---|---|---|---|---|"]
-    md += [f"| {r['rater']} | {r['agreement']:.4f} | {r['kappa']:.4f} | {r['spearman']:.4f} | {r['kendall']:.4f} |" for r in rows]
+    md += [
+        f"| {r['rater']} | {r['agreement']:.4f} | {r['kappa']:.4f} | {r['spearman']:.4f} | {r['kendall']:.4f} |"
+        for r in rows
+    ]
     pa, pk = PAPER["table9_agreement_range"], PAPER["table9_kappa_range"]
     md += [
         "",
@@ -131,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
         "The paper reports its overall figure as over the twelve persona runs (n=12); the released files give "
         "that value only over all fifteen runs, the three no-persona runs included.",
     ]
-    md += ["", "## Repeated GPT runs on ARTS94 (same 376 matches)", "", "| Model | runs | α | mean pairwise agreement |", "|---|---|---|---|"]
+    md += [
+        "",
+        "## Repeated GPT runs on ARTS94 (same 376 matches)",
+        "",
+        "| Model | runs | α | mean pairwise agreement |",
+        "|---|---|---|---|",
+    ]
     for model, (k, alpha, agree) in gpt_runs.items():
         md.append(f"| {model} | {k} | {alpha:.4f} | {agree:.4f} |")
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")

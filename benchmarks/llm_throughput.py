@@ -30,9 +30,20 @@ from arts_metric.judges import get_judge  # noqa: E402
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "llm_server.py"), "--pool", "arts3000",
-         "--history", "gpt-4-1106-preview/pairwise-run1", "--latency", str(latency)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            str(ROOT / "tests" / "llm_server.py"),
+            "--pool",
+            "arts3000",
+            "--history",
+            "gpt-4-1106-preview/pairwise-run1",
+            "--latency",
+            str(latency),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     line = proc.stdout.readline()
     if not line.startswith("READY "):
@@ -78,14 +89,20 @@ def main() -> None:
             rate = len(pairs) / secs
             ideal = args.concurrency / args.latency
             print(f"pairs judged            : {len(pairs)} ({stats['requests']} requests, {stats['retried']} retried)")
-            print(f"concurrency {args.concurrency:<3d} (fresh) : {rate:8.1f} judgments/s   ideal {ideal:.0f}/s   ratio {rate / ideal:.2f}")
+            print(
+                f"concurrency {args.concurrency:<3d} (fresh) : {rate:8.1f} judgments/s   ideal {ideal:.0f}/s   ratio {rate / ideal:.2f}"
+            )
             secs_c, stats_c = timed_job(url, pairs, args.concurrency, cache)
-            print(f"rerun from cache        : {len(pairs) / secs_c:8.1f} judgments/s   ({stats_c['requests']} requests, {stats_c['cached']} cached)")
+            print(
+                f"rerun from cache        : {len(pairs) / secs_c:8.1f} judgments/s   ({stats_c['requests']} requests, {stats_c['cached']} cached)"
+            )
         with tempfile.TemporaryDirectory() as cache:
             n1 = pairs[: args.sequential_pairs]
             secs1, _ = timed_job(url, n1, 1, cache)
             rate1 = len(n1) / secs1
-            print(f"concurrency 1           : {rate1:8.1f} judgments/s   ideal {1 / args.latency:.0f}/s   ratio {rate1 * args.latency:.2f}")
+            print(
+                f"concurrency 1           : {rate1:8.1f} judgments/s   ideal {1 / args.latency:.0f}/s   ratio {rate1 * args.latency:.2f}"
+            )
             print(f"speed-up of concurrency {args.concurrency} over 1: {rate / rate1:.1f}x")
     finally:
         proc.stdin.close()

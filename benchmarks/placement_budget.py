@@ -49,8 +49,21 @@ from arts_metric.pool import Pool, load_pool
 RESULTS = Path(__file__).resolve().parent / "results"
 ACCURACIES = (1.0, 0.9, 0.75)
 METHODS = ("elo", "mle", "adaptive")
-FIELDS = ["part", "pool", "accuracy", "method", "budget", "rep", "calls_per_text", "calibration_calls",
-          "spearman_vs_exhaustive", "spearman_vs_truth", "coverage", "interval_width", "seconds"]
+FIELDS = [
+    "part",
+    "pool",
+    "accuracy",
+    "method",
+    "budget",
+    "rep",
+    "calls_per_text",
+    "calibration_calls",
+    "spearman_vs_exhaustive",
+    "spearman_vs_truth",
+    "coverage",
+    "interval_width",
+    "seconds",
+]
 
 
 def simulated_pool(name: str, ratings: str) -> Pool:
@@ -61,7 +74,9 @@ def simulated_pool(name: str, ratings: str) -> Pool:
     else:
         n = len(data.load_pool_rows(name))
         r = elo.ratings_from_history(n, data.load_history(name, "gpt-4-1106-preview", "pairwise-run1"))
-    return Pool(name=f"{name}-sim", ids=[str(j) for j in range(len(r))], ratings=r, texts=[f"pool:{j}" for j in range(len(r))])
+    return Pool(
+        name=f"{name}-sim", ids=[str(j) for j in range(len(r))], ratings=r, texts=[f"pool:{j}" for j in range(len(r))]
+    )
 
 
 def newcomers(pool: Pool, n: int, rng: np.random.Generator) -> tuple[list[str], np.ndarray]:
@@ -85,16 +100,27 @@ def run_simulated(args, writer, out) -> None:
                 truth_pos = pool.arts_of_rating(truth)
 
                 def judge(seed: int) -> SimulatedJudge:
-                    return SimulatedJudge(pool.get_texts() + texts, np.r_[pool.ratings, truth], accuracy=acc, seed=seed)
+                    return SimulatedJudge(
+                        pool.get_texts() + texts, np.r_[pool.ratings, truth], accuracy=acc, seed=seed
+                    )
 
                 t0 = time.perf_counter()
                 ref = place(judge(10_000 + rep), pool, texts, method="exhaustive")
-                row = {"part": "simulated", "pool": pool_name, "accuracy": acc, "method": "exhaustive", "budget": len(pool),
-                       "rep": rep, "calls_per_text": ref.judge_calls / len(texts), "calibration_calls": 0,
-                       "spearman_vs_exhaustive": 1.0,
-                       "spearman_vs_truth": spearmanr(ref.arts, truth_pos)[0],
-                       "coverage": _coverage(ref.arts_interval, truth_pos),
-                       "interval_width": float(np.mean(np.diff(ref.arts_interval, axis=1))), "seconds": time.perf_counter() - t0}
+                row = {
+                    "part": "simulated",
+                    "pool": pool_name,
+                    "accuracy": acc,
+                    "method": "exhaustive",
+                    "budget": len(pool),
+                    "rep": rep,
+                    "calls_per_text": ref.judge_calls / len(texts),
+                    "calibration_calls": 0,
+                    "spearman_vs_exhaustive": 1.0,
+                    "spearman_vs_truth": spearmanr(ref.arts, truth_pos)[0],
+                    "coverage": _coverage(ref.arts_interval, truth_pos),
+                    "interval_width": float(np.mean(np.diff(ref.arts_interval, axis=1))),
+                    "seconds": time.perf_counter() - t0,
+                }
                 _emit(writer, out, row)
                 runs = [(m, b, {"budget": b}) for m in METHODS for b in budgets_for(len(pool))]
                 runs.append(("adaptive-stop", goal, {"budget": goal}))
@@ -107,14 +133,21 @@ def run_simulated(args, writer, out) -> None:
                         opts = {**opts, "progress": False}
                     t0 = time.perf_counter()
                     res = place(judge(rep * 1000 + b), pool, texts, method=method.split("-")[0], seed=rep, **opts)
-                    row = {"part": "simulated", "pool": pool_name, "accuracy": acc, "method": method, "budget": b, "rep": rep,
-                           "calls_per_text": float(np.mean(res.calls_per_text)),
-                           "calibration_calls": int(res.judge_calls - res.calls_per_text.sum()),
-                           "spearman_vs_exhaustive": spearmanr(res.arts, ref.arts)[0],
-                           "spearman_vs_truth": spearmanr(res.arts, truth_pos)[0],
-                           "coverage": _coverage(res.arts_interval, truth_pos),
-                           "interval_width": float(np.nanmean(np.diff(res.arts_interval, axis=1))),
-                           "seconds": time.perf_counter() - t0}
+                    row = {
+                        "part": "simulated",
+                        "pool": pool_name,
+                        "accuracy": acc,
+                        "method": method,
+                        "budget": b,
+                        "rep": rep,
+                        "calls_per_text": float(np.mean(res.calls_per_text)),
+                        "calibration_calls": int(res.judge_calls - res.calls_per_text.sum()),
+                        "spearman_vs_exhaustive": spearmanr(res.arts, ref.arts)[0],
+                        "spearman_vs_truth": spearmanr(res.arts, truth_pos)[0],
+                        "coverage": _coverage(res.arts_interval, truth_pos),
+                        "interval_width": float(np.nanmean(np.diff(res.arts_interval, axis=1))),
+                        "seconds": time.perf_counter() - t0,
+                    }
                     _emit(writer, out, row)
 
 
@@ -125,7 +158,10 @@ def _coverage(interval: np.ndarray, truth_pos: np.ndarray) -> float:
 def _emit(writer, out, row: dict) -> None:
     writer.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in row.items()})
     out.flush()
-    print(" ".join(f"{k}={row[k]:.3f}" if isinstance(row[k], float) else f"{k}={row[k]}" for k in FIELDS if k in row), flush=True)
+    print(
+        " ".join(f"{k}={row[k]:.3f}" if isinstance(row[k], float) else f"{k}={row[k]}" for k in FIELDS if k in row),
+        flush=True,
+    )
 
 
 def pairwise_agreement(arts: np.ndarray, matches: list) -> float:
@@ -155,12 +191,21 @@ def run_learned(args, writer, out) -> list[str]:
     ]
 
     def emit(method: str, budget: int, rep: int, res, seconds: float) -> None:
-        row = {"part": "learned-arts94-in-arts3000", "pool": "arts3000", "accuracy": float("nan"), "method": method,
-               "budget": budget, "rep": rep, "calls_per_text": float(np.mean(res.calls_per_text)),
-               "calibration_calls": int(res.judge_calls - res.calls_per_text.sum()),
-               "spearman_vs_exhaustive": float("nan"), "spearman_vs_truth": spearmanr(res.arts, human)[0],
-               "coverage": pairwise_agreement(res.arts, majority),
-               "interval_width": float(np.nanmean(np.diff(res.arts_interval, axis=1))), "seconds": seconds}
+        row = {
+            "part": "learned-arts94-in-arts3000",
+            "pool": "arts3000",
+            "accuracy": float("nan"),
+            "method": method,
+            "budget": budget,
+            "rep": rep,
+            "calls_per_text": float(np.mean(res.calls_per_text)),
+            "calibration_calls": int(res.judge_calls - res.calls_per_text.sum()),
+            "spearman_vs_exhaustive": float("nan"),
+            "spearman_vs_truth": spearmanr(res.arts, human)[0],
+            "coverage": pairwise_agreement(res.arts, majority),
+            "interval_width": float(np.nanmean(np.diff(res.arts_interval, axis=1))),
+            "seconds": seconds,
+        }
         _emit(writer, out, row)
 
     t0 = time.perf_counter()
@@ -179,49 +224,69 @@ def run_learned(args, writer, out) -> list[str]:
 
 
 def report(table: pd.DataFrame, notes: list[str], args) -> str:
-    lines = ["# Placement: judge calls per text vs fidelity", "",
-             f"{args.newcomers} simulated newcomers per setting, {args.reps} repetitions, pool ratings: {args.ratings}.",
-             "Fidelity = Spearman with exhaustive placement (every pool text) measured in the same run; "
-             "truth = Spearman with the true position; coverage = share of true positions inside the 95% interval; "
-             "calls/text = each newcomer's own calls; calibration = calls of the placement's calibration on 16 pool "
-             "texts (adaptive, mle), spent once per placement and shared by its newcomers.", ""]
+    lines = [
+        "# Placement: judge calls per text vs fidelity",
+        "",
+        f"{args.newcomers} simulated newcomers per setting, {args.reps} repetitions, pool ratings: {args.ratings}.",
+        "Fidelity = Spearman with exhaustive placement (every pool text) measured in the same run; "
+        "truth = Spearman with the true position; coverage = share of true positions inside the 95% interval; "
+        "calls/text = each newcomer's own calls; calibration = calls of the placement's calibration on 16 pool "
+        "texts (adaptive, mle), spent once per placement and shared by its newcomers.",
+        "",
+    ]
     sim = table[table.part == "simulated"]
     if len(sim):
         agg = sim.groupby(["pool", "accuracy", "method", "budget"], sort=False).mean(numeric_only=True).reset_index()
-        lines += ["| pool | judge accuracy | method | budget | calls/text | calibration | fidelity | vs truth | coverage | width |",
-                  "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "| pool | judge accuracy | method | budget | calls/text | calibration | fidelity | vs truth | coverage | width |",
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for _, r in agg.iterrows():
-            lines.append(f"| {r.pool} | {r.accuracy:.0%} | {r.method} | {int(r.budget)} | {r.calls_per_text:.1f} | "
-                         f"{r.calibration_calls:.0f} | {r.spearman_vs_exhaustive:.3f} | {r.spearman_vs_truth:.3f} | "
-                         f"{r.coverage:.2f} | {r.interval_width:.3f} |")
+            lines.append(
+                f"| {r.pool} | {r.accuracy:.0%} | {r.method} | {int(r.budget)} | {r.calls_per_text:.1f} | "
+                f"{r.calibration_calls:.0f} | {r.spearman_vs_exhaustive:.3f} | {r.spearman_vs_truth:.3f} | "
+                f"{r.coverage:.2f} | {r.interval_width:.3f} |"
+            )
         lines += ["", "## Goal: Spearman >= 0.95 with at most 2 log2(N) calls per text at 90% accuracy", ""]
         for pool_name in agg.pool.unique():
             n = len(data.load_pool_rows(pool_name))
             goal = default_budget(n)
             for method in METHODS:
-                hit = agg[(agg.pool == pool_name) & (agg.accuracy == 0.9) & (agg.method == method) & (agg.budget == goal)]
+                hit = agg[
+                    (agg.pool == pool_name) & (agg.accuracy == 0.9) & (agg.method == method) & (agg.budget == goal)
+                ]
                 if len(hit):
                     rho = float(hit.spearman_vs_exhaustive.iloc[0])
                     cal = float(hit.calibration_calls.iloc[0])
-                    lines.append(f"- {pool_name} (N = {n}, 2 log2 N = {2 * math.log2(n):.1f} -> budget {goal}): {method} "
-                                 f"Spearman {rho:.3f} with {hit.calls_per_text.iloc[0]:.1f} calls/text = "
-                                 f"{hit.calls_per_text.iloc[0] / n:.2%} of exhaustive's {n}"
-                                 + (f" (+ {cal:.0f} calibration calls per placement)" if cal else "")
-                                 + f": {'MET' if rho >= 0.95 else 'not met'}")
+                    lines.append(
+                        f"- {pool_name} (N = {n}, 2 log2 N = {2 * math.log2(n):.1f} -> budget {goal}): {method} "
+                        f"Spearman {rho:.3f} with {hit.calls_per_text.iloc[0]:.1f} calls/text = "
+                        f"{hit.calls_per_text.iloc[0] / n:.2%} of exhaustive's {n}"
+                        + (f" (+ {cal:.0f} calibration calls per placement)" if cal else "")
+                        + f": {'MET' if rho >= 0.95 else 'not met'}"
+                    )
             stop = agg[(agg.pool == pool_name) & (agg.accuracy == 0.9) & (agg.method == "adaptive-stop")]
             if len(stop):
-                lines.append(f"- {pool_name}: adaptive with the default stopping rule (95% interval <= 0.1) used "
-                             f"{stop.calls_per_text.iloc[0]:.1f} calls/text (+ {stop.calibration_calls.iloc[0]:.0f} "
-                             f"calibration calls per placement) for Spearman {stop.spearman_vs_exhaustive.iloc[0]:.3f}, "
-                             f"coverage {stop.coverage.iloc[0]:.2f}")
+                lines.append(
+                    f"- {pool_name}: adaptive with the default stopping rule (95% interval <= 0.1) used "
+                    f"{stop.calls_per_text.iloc[0]:.1f} calls/text (+ {stop.calibration_calls.iloc[0]:.0f} "
+                    f"calibration calls per placement) for Spearman {stop.spearman_vs_exhaustive.iloc[0]:.3f}, "
+                    f"coverage {stop.coverage.iloc[0]:.2f}"
+                )
     learned = table[table.part != "simulated"]
     if len(learned):
         agg = learned.groupby(["method", "budget"], sort=False).mean(numeric_only=True).reset_index()
-        lines += ["", "## The learned judge: ARTS94 placed in ARTS3000, agreement with the human majority", "",
-                  "| method | budget | calls/text | Spearman with majority Elo | agreement with majority decisions |",
-                  "| --- | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "",
+            "## The learned judge: ARTS94 placed in ARTS3000, agreement with the human majority",
+            "",
+            "| method | budget | calls/text | Spearman with majority Elo | agreement with majority decisions |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
         for _, r in agg.iterrows():
-            lines.append(f"| {r.method} | {int(r.budget)} | {r.calls_per_text:.1f} | {r.spearman_vs_truth:.3f} | {r.coverage:.3f} |")
+            lines.append(
+                f"| {r.method} | {int(r.budget)} | {r.calls_per_text:.1f} | {r.spearman_vs_truth:.3f} | {r.coverage:.3f} |"
+            )
         lines += [""] + notes
     return "\n".join(lines) + "\n"
 
@@ -245,7 +310,9 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             part = sim[(sim.pool == pool_name) & (sim.accuracy == acc)]
             for method, g in part.groupby("method", sort=False):
                 m = g.groupby("budget").mean(numeric_only=True)
-                ax.plot(m.calls_per_text, m.spearman_vs_exhaustive, marker="o", ms=3, label=method, color=colours[method])
+                ax.plot(
+                    m.calls_per_text, m.spearman_vs_exhaustive, marker="o", ms=3, label=method, color=colours[method]
+                )
             ax.axhline(0.95, color="grey", lw=0.8, ls=":")
             ax.axvline(goal, color="grey", lw=0.8, ls="--")
             ax.set_xscale("log", base=2)
@@ -262,7 +329,9 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             ax.plot(m.calls_per_text, m.spearman_vs_truth, marker="o", ms=3, label=method, color=colours[method])
         ex = learned[learned.method == "exhaustive"]
         if len(ex):
-            ax.axhline(float(ex.spearman_vs_truth.mean()), color="tab:blue", ls="--", lw=1, label="exhaustive (soft, 0 calls)")
+            ax.axhline(
+                float(ex.spearman_vs_truth.mean()), color="tab:blue", ls="--", lw=1, label="exhaustive (soft, 0 calls)"
+            )
         ax.set_xscale("log", base=2)
         ax.set_title("learned judge: ARTS94 in ARTS3000", fontsize=9)
         ax.set_xlabel("judge calls per text")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arts_metric.simulation import PAIRS, RUNS, plot_simulation, run_simulation
+from arts_metric.analysis.simulation import PAIRS, RUNS, plot_simulation, run_simulation
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Gaps to the oracle that the paper reports (section 3.3), for the printed comparison.
@@ -33,7 +33,9 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     table.to_csv(RESULTS / "simulation_figure2.csv", index=False)
     plot_simulation(table, str(RESULTS / "simulation_figure2.png"))
-    wide = table.pivot(index="pairs", columns="setting", values="rank_correlation")[["oracle", "u1", "u2", "majority16"]]
+    wide = table.pivot(index="pairs", columns="setting", values="rank_correlation")[
+        ["oracle", "u1", "u2", "majority16"]
+    ]
     gaps = table.pivot(index="pairs", columns="setting", values="gap_to_oracle")
     lines = [
         f"# Figure 2 reproduced ({args.runs} runs per point, seed {args.seed})",
@@ -48,15 +50,25 @@ def main() -> None:
             f"| {p} | {p * 15 / 60:.1f} | {row.oracle:.3f} | {row.u1:.3f} | {row.u2:.3f} | {row.majority16:.3f} |"
         )
     first, last = PAIRS[0], PAIRS[-1]
-    lines += ["", "Gap to the oracle (oracle minus user), measured vs the paper:", "",
-              f"| user | at {first} pairs | paper | at {last} pairs | paper |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "Gap to the oracle (oracle minus user), measured vs the paper:",
+        "",
+        f"| user | at {first} pairs | paper | at {last} pairs | paper |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for user, (p_first, p_last) in PAPER_GAPS.items():
-        lines.append(f"| {user} | {gaps.loc[first, user]:.3f} | {p_first:.2f} | {gaps.loc[last, user]:.3f} | {p_last:.2f} |")
+        lines.append(
+            f"| {user} | {gaps.loc[first, user]:.3f} | {p_first:.2f} | {gaps.loc[last, user]:.3f} | {p_last:.2f} |"
+        )
     lines.append(
         f"| majority16 | {gaps.loc[first, 'majority16']:.3f} | ~0 | {gaps.loc[last, 'majority16']:.3f} | ~0 |"
     )
-    lines += ["", f"At 376 pairs (the paper's choice): u2 {wide.loc[376, 'u2']:.3f} .. oracle {wide.loc[376, 'oracle']:.3f} "
-              "(paper: between .65 and .87)."]
+    lines += [
+        "",
+        f"At 376 pairs (the paper's choice): u2 {wide.loc[376, 'u2']:.3f} .. oracle {wide.loc[376, 'oracle']:.3f} "
+        "(paper: between .65 and .87).",
+    ]
     text = "\n".join(lines) + "\n"
     (RESULTS / "simulation_figure2.md").write_text(text, encoding="utf-8")
     print(text)

@@ -9,7 +9,7 @@ which the server judges by its deterministic rule) in ARTS3000 with the
 default ``adaptive`` placement of an ``openai:`` judge, each run on a fresh
 judgment cache so that every request is really sent, and prints each run's
 seconds and requests and the slowdown (hangs / no hangs). Where the judge has
-the ``hedges`` option (issue 10) the hung run is repeated with ``hedges=0``,
+the ``hedges`` option the hung run is repeated with ``hedges=0``,
 to separate the per-text pipeline from the hedged requests.
 
     .venv/bin/python benchmarks/stragglers.py [--newcomers 100] [--rate 0.05] [--hang 20] [--timeout 5]
@@ -39,10 +39,29 @@ from arts_metric.pool import load_pool  # noqa: E402
 def start_server(latency: float, rate: float, hang: float, noise: float) -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "llm_server.py"), "--pool", "arts3000",
-         "--history", "gpt-4-1106-preview/pairwise-run1", "--latency", str(latency), "--rate-hang", str(rate),
-         "--hang", str(hang), "--unknown-noise", str(noise), "--seed", "1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+        [
+            sys.executable,
+            str(ROOT / "tests" / "llm_server.py"),
+            "--pool",
+            "arts3000",
+            "--history",
+            "gpt-4-1106-preview/pairwise-run1",
+            "--latency",
+            str(latency),
+            "--rate-hang",
+            str(rate),
+            "--hang",
+            str(hang),
+            "--unknown-noise",
+            str(noise),
+            "--seed",
+            "1",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
     )
     line = proc.stdout.readline()
     if not line.startswith("READY "):
@@ -63,8 +82,14 @@ def stop_server(proc: subprocess.Popen) -> None:
 def timed_run(url: str, texts: list[str], args, **options) -> tuple[float, dict, float]:
     pool = load_pool("arts3000")
     with tempfile.TemporaryDirectory() as cache:
-        judge = get_judge(f"openai:gpt-4-1106-preview@{url}", cache_dir=cache, concurrency=args.concurrency,
-                          timeout=args.timeout, progress=False, **options)
+        judge = get_judge(
+            f"openai:gpt-4-1106-preview@{url}",
+            cache_dir=cache,
+            concurrency=args.concurrency,
+            timeout=args.timeout,
+            progress=False,
+            **options,
+        )
         t0 = time.perf_counter()
         res = place(judge, pool, texts, method="adaptive", progress=False)
         seconds = time.perf_counter() - t0
@@ -94,11 +119,16 @@ def main() -> None:
         finally:
             stop_server(proc)
         rows.append((label, seconds, stats, scored))
-        print(f"{label:24s}: {seconds:7.1f} s  {stats['requests']:5d} requests  "
-              f"{stats['retried']:4d} retried  {stats.get('hedged', 0):4d} hedged  {scored:.0%} of texts scored", flush=True)
+        print(
+            f"{label:24s}: {seconds:7.1f} s  {stats['requests']:5d} requests  "
+            f"{stats['retried']:4d} retried  {stats.get('hedged', 0):4d} hedged  {scored:.0%} of texts scored",
+            flush=True,
+        )
     base = rows[0][1]
-    print(f"\n{args.newcomers} texts placed in ARTS3000 (adaptive, default settings), latency {args.latency:g} s, "
-          f"concurrency {args.concurrency}, timeout {args.timeout:g} s, hung requests stall {args.hang:g} s")
+    print(
+        f"\n{args.newcomers} texts placed in ARTS3000 (adaptive, default settings), latency {args.latency:g} s, "
+        f"concurrency {args.concurrency}, timeout {args.timeout:g} s, hung requests stall {args.hang:g} s"
+    )
     for label, seconds, _, _ in rows[1:]:
         print(f"slowdown with {label}: {seconds / base:.1f}x ({seconds:.1f} s against {base:.1f} s)")
 

@@ -67,8 +67,9 @@ def one_experiment(n: int, w: float, q: float, rng: np.random.Generator, permuta
     texts_a = [f"A:{i}" for i in range(n)]
     texts_b = [f"B:{i}" for i in range(n)]
     entries = check_entries({"A": texts_a, "B": texts_b})
-    judge = SimulatedJudge(texts_a + texts_b, np.concatenate([truth_a, truth_b]), accuracy=q,
-                           seed=int(rng.integers(2**32)))
+    judge = SimulatedJudge(
+        texts_a + texts_b, np.concatenate([truth_a, truth_b]), accuracy=q, seed=int(rng.integers(2**32))
+    )
     matches = play_matches(entries, judge)
     p_b = matches.prob[:, 1, 0]  # P(B's output harder)
     p = paired_randomization_test(p_b - 0.5, permutations, seed=int(rng.integers(2**32)))
@@ -114,12 +115,19 @@ def main() -> None:
                 p = np.array([r[0] for r in results])
                 rate = np.array([r[1] for r in results])
                 power = float(np.mean((p < ALPHA) & (rate > 0.5)))
-                rows.append({
-                    "accuracy": q, "share_b_harder": w, "pi": round(pi, 4), "inputs": n, "reps": args.reps,
-                    "power": power, "exact_sign_test": float(sign_test_power(n, pi)) if w > 0.5 else None,
-                    "rejected_any_direction": float(np.mean(p < ALPHA)),
-                    "se": math.sqrt(max(power * (1 - power), 1.0 / args.reps) / args.reps),
-                })
+                rows.append(
+                    {
+                        "accuracy": q,
+                        "share_b_harder": w,
+                        "pi": round(pi, 4),
+                        "inputs": n,
+                        "reps": args.reps,
+                        "power": power,
+                        "exact_sign_test": float(sign_test_power(n, pi)) if w > 0.5 else None,
+                        "rejected_any_direction": float(np.mean(p < ALPHA)),
+                        "se": math.sqrt(max(power * (1 - power), 1.0 / args.reps) / args.reps),
+                    }
+                )
     seconds = time.perf_counter() - start
     df = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
@@ -162,8 +170,10 @@ def main() -> None:
         reached = part[part["power"] >= TARGET]["inputs"]
         pi = part["pi"].iloc[0]
         exact_n = inputs_for_power(pi)
-        lines.append(f"| {q:g} | {w:g} | {pi:.3f} | {reached.min() if len(reached) else f'> {INPUTS[-1]}'} | "
-                     f"{exact_n if exact_n is not None else '> 20000'} |")
+        lines.append(
+            f"| {q:g} | {w:g} | {pi:.3f} | {reached.min() if len(reached) else f'> {INPUTS[-1]}'} | "
+            f"{exact_n if exact_n is not None else '> 20000'} |"
+        )
     lines += ["", f"({seconds:.0f} s for {len(df) * args.reps} simulated comparisons)"]
     text = "\n".join(lines) + "\n"
     (RESULTS / "system_power.md").write_text(

@@ -33,8 +33,7 @@ import evaluate
 import numpy as np
 
 from arts_metric.data import load_pool_rows
-from arts_metric.judges import get_judge
-from arts_metric.judges import learned
+from arts_metric.judges import get_judge, learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
 from arts_metric.segment import split_sentences
@@ -78,29 +77,40 @@ def main() -> None:
             times[key].append(time.perf_counter() - t0)
             if key == "compute":
                 assert len(out["arts"]) == args.n
-    size = {"encode100": len(small), "ours100": len(small), "encode_par": len(paragraphs), "compute_par": len(paragraphs)}
+    size = {
+        "encode100": len(small),
+        "ours100": len(small),
+        "encode_par": len(paragraphs),
+        "compute_par": len(paragraphs),
+    }
     rate = {k: size.get(k, args.n) / min(v) for k, v in times.items()}
     print(f"texts: {args.n} ARTS3000 texts, best of {args.repeats}; default judge {judge.model.version}")
     print(f"bare MiniLM encoding : {rate['encode']:8.1f} texts/s")
     print(f"compute() (judge + fkgl, fre, dale_chall): {rate['compute']:8.1f} texts/s")
     print(f"ratio compute / encoding: {rate['compute'] / rate['encode']:.2f}x (goal >= 0.70x)")
     # The judge's batch-independent encoder (fixed-shape passes) against the bare one.
-    print(f"judge's encoder / bare encoding: {rate['ours'] / rate['encode']:.2f}x for {args.n} texts, "
-          f"{rate['ours100'] / rate['encode100']:.2f}x for {len(small)}")
+    print(
+        f"judge's encoder / bare encoding: {rate['ours'] / rate['encode']:.2f}x for {args.n} texts, "
+        f"{rate['ours100'] / rate['encode100']:.2f}x for {len(small)}"
+    )
     ids = judge.encoder.tokenizer(texts, truncation=True, max_length=judge.encoder.max_seq_length)["input_ids"]
     lengths = np.array([len(x) for x in ids])
     passes = sum(len(full) * len(ids[full[0]]) for _, full in learned.encoder_passes(lengths))
     ordered = np.sort(lengths)[::-1]
     padded = sum(int(ordered[s]) * len(ordered[s : s + 64]) for s in range(0, len(ordered), 64))
     n_words = [len(p.split()) for p in paragraphs]
-    print(f"paragraphs: {len(paragraphs)} Cochrane texts of {min(n_words)}-{max(n_words)} words "
-          f"(median {int(np.median(n_words))}), {np.mean([len(split_sentences(p)) for p in paragraphs]):.1f} "
-          "sentences each on average")
+    print(
+        f"paragraphs: {len(paragraphs)} Cochrane texts of {min(n_words)}-{max(n_words)} words "
+        f"(median {int(np.median(n_words))}), {np.mean([len(split_sentences(p)) for p in paragraphs]):.1f} "
+        "sentences each on average"
+    )
     print(f"  bare MiniLM encoding : {rate['encode_par']:8.1f} paragraphs/s")
     print(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
     print(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
-    print(f"word pieces computed beyond the texts' own: judge's passes {passes / lengths.sum() - 1:.0%}, "
-          f"sorted padded batches of 64 {padded / lengths.sum() - 1:.0%}")
+    print(
+        f"word pieces computed beyond the texts' own: judge's passes {passes / lengths.sum() - 1:.0%}, "
+        f"sorted padded batches of 64 {padded / lengths.sum() - 1:.0%}"
+    )
 
 
 def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:
@@ -108,8 +118,9 @@ def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[s
     folder = Path(dev_dir or os.environ.get("ARTS_DEV_DIR") or Path(__file__).resolve().parents[2] / "shared" / "dev")
     path = folder / "cochrane_pls_val.jsonl"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: the paragraph figures need the development sets "
-                                "(set ARTS_DEV_DIR or pass --dev-dir)")
+        raise FileNotFoundError(
+            f"{path} not found: the paragraph figures need the development sets (set ARTS_DEV_DIR or pass --dev-dir)"
+        )
     texts = []
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

@@ -46,7 +46,7 @@ EQUIVALENTS = REPO / "scripts" / "mutation_equivalents.json"
 MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/elo.py": ["tests/test_elo.py"],
     "arts_metric/agreement.py": ["tests/test_agreement.py"],
-    "arts_metric/units.py": ["tests/test_mutation_units.py"],
+    "arts_metric/units.py": ["tests/test_mutation_units.py", "tests/test_units.py"],
     # without the two tests that start fresh interpreters (20 s of the file's 28)
     "arts_metric/readability.py": ["tests/test_readability.py", "-k", "not fresh_interpreter and not sockets_blocked"],
     "arts_metric/stats.py": ["tests/test_stats.py"],
@@ -54,15 +54,21 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/llm/parsing.py": ["tests/test_llm_prompts.py"],
     "arts_metric/llm/cache.py": ["tests/test_llm_cache.py"],
     # without the five tests that run whole builds through the HTTP server (45 s)
-    "arts_metric/build/pipeline.py": [
-        "tests/test_mutation_build.py", "tests/test_build_reliability.py", "tests/test_build.py", "-k",
+    "arts_metric/builder/pipeline.py": [
+        "tests/test_mutation_build.py",
+        "tests/test_build_reliability.py",
+        "tests/test_build.py",
+        "-k",
         "not two_builds_on_one_folder and not timeouts_leave_matches and not cli_refuses "
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",
     ],
     # compute()'s assembly: the fast files that call score_texts (test_metric.py takes 75 s a run)
     "arts_metric/scoring.py": [
-        "tests/test_mutation_scoring.py", "tests/test_mutation_scoring_parts.py", "tests/test_metric_inputs.py",
-        "tests/test_degenerate_outputs.py", "tests/test_config.py",
+        "tests/test_mutation_scoring.py",
+        "tests/test_mutation_scoring_parts.py",
+        "tests/test_metric_inputs.py",
+        "tests/test_degenerate_outputs.py",
+        "tests/test_config.py",
     ],
     "arts_metric/placement/interval.py": ["tests/test_mutation_interval.py", "tests/test_placement.py"],
     "arts_metric/placement/result.py": ["tests/test_mutation_result.py", "tests/test_placement.py"],
@@ -74,7 +80,9 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/placement/elo_method.py": ["tests/test_mutation_elo_method.py", "tests/test_placement.py"],
     "arts_metric/placement/mle.py": ["tests/test_mutation_mle.py", "tests/test_placement.py"],
     "arts_metric/placement/adaptive.py": [
-        "tests/test_mutation_adaptive_model.py", "tests/test_mutation_adaptive_search.py", "tests/test_mutation_adaptive.py",
+        "tests/test_mutation_adaptive_model.py",
+        "tests/test_mutation_adaptive_search.py",
+        "tests/test_mutation_adaptive.py",
         "tests/test_placement.py",
     ],
 }
@@ -144,7 +152,9 @@ def _data_dir() -> str:
 def _checkout_files() -> list[str]:
     out = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO, check=True, capture_output=True,
+        cwd=REPO,
+        check=True,
+        capture_output=True,
     ).stdout.decode()
     return [f for f in out.split("\0") if f and (REPO / f).is_file()]
 
@@ -224,8 +234,14 @@ def run_module(module: str, workdir: Path, data_dir: str, fresh: bool) -> None:
         return
     copy = workdir / "checkout"
     _copy_checkout(copy)
-    env = dict(os.environ, ARTS_DATA_DIR=data_dir, PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(
+        os.environ,
+        ARTS_DATA_DIR=data_dir,
+        PYTHONDONTWRITEBYTECODE="1",
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+    )
     config = workdir / f"{name}.toml"
     _write_config(config, module, tests)
     if remake:
@@ -247,16 +263,21 @@ def _annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int
     import ast
 
     tree = ast.parse(source)
-    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
-               for n in tree.body)
+    lazy = any(
+        isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
     if not lazy:
         return []
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
-            found += [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                      if a is not None and a.annotation is not None]
+            found += [
+                a.annotation
+                for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                if a is not None and a.annotation is not None
+            ]
             if node.returns is not None:
                 found.append(node.returns)
         elif isinstance(node, ast.AnnAssign):
@@ -285,8 +306,23 @@ def _skip_noise(session: Path, module_source: str) -> None:
 
 
 #: imported once by the worker before it forks a test run per mutant (never arts_metric itself)
-WARM_IMPORTS = ("numpy", "scipy.stats", "scipy.special", "scipy.optimize", "scipy.sparse", "pandas",
-                "krippendorff", "textstat", "pyphen", "wordfreq", "httpx", "openai", "yaml", "tqdm", "pytest")
+WARM_IMPORTS = (
+    "numpy",
+    "scipy.stats",
+    "scipy.special",
+    "scipy.optimize",
+    "scipy.sparse",
+    "pandas",
+    "krippendorff",
+    "textstat",
+    "pyphen",
+    "wordfreq",
+    "httpx",
+    "openai",
+    "yaml",
+    "tqdm",
+    "pytest",
+)
 
 
 def _forked_pytest(tests: list[str], timeout: float) -> str:
@@ -365,20 +401,28 @@ def worker(session: Path, tests: list[str]) -> None:
                 outcome = _forked_pytest(tests, timeout)
             finally:
                 path.write_text(original, encoding="utf-8")
-            diff = "\n".join(difflib.unified_diff(
-                original.split("\n"), mutated.split("\n"), f"a/{path}", f"b/{path}", lineterm="", n=0))
-            db.set_result(item.job_id, WorkResult(
-                worker_outcome=WorkerOutcome.NORMAL, diff=diff, output=outcome,
-                test_outcome=TestOutcome.SURVIVED if outcome == "survived" else TestOutcome.KILLED,
-            ))
+            diff = "\n".join(
+                difflib.unified_diff(
+                    original.split("\n"), mutated.split("\n"), f"a/{path}", f"b/{path}", lineterm="", n=0
+                )
+            )
+            db.set_result(
+                item.job_id,
+                WorkResult(
+                    worker_outcome=WorkerOutcome.NORMAL,
+                    diff=diff,
+                    output=outcome,
+                    test_outcome=TestOutcome.SURVIVED if outcome == "survived" else TestOutcome.KILLED,
+                ),
+            )
             if i % 25 == 0:
                 rate = (time.monotonic() - t0) / i
                 print(f"  {i}/{len(items)} ({rate:.1f} s a mutant)", flush=True)
 
 
 def _changed_lines(diff: str) -> tuple[str, str]:
-    old = [l[1:].strip() for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
-    new = [l[1:].strip() for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    old = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    new = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
     return " / ".join(old), " / ".join(new)
 
 
@@ -400,12 +444,14 @@ def survivors(session: Path, module: str) -> tuple[int, int, list[dict]]:
             continue
         mutation = item["mutations"][0]
         old, new = _changed_lines(result.get("diff") or "")
-        alive.append({
-            "line": mutation["start_pos"][0],
-            "operator": mutation["operator_name"].removeprefix("core/"),
-            "old": old,
-            "new": new,
-        })
+        alive.append(
+            {
+                "line": mutation["start_pos"][0],
+                "operator": mutation["operator_name"].removeprefix("core/"),
+                "old": old,
+                "new": new,
+            }
+        )
     alive.sort(key=lambda s: (s["line"], s["operator"], s["new"]))
     seen: Counter = Counter()
     for s in alive:
@@ -433,7 +479,8 @@ def report(modules: list[str], workdir: Path) -> int:
         new = [s for s in alive if s["key"] not in equivalent]
         rows.append(
             f"{short_name(module):22s} {killed:4d}/{run:<4d} killed {rate}  survivors {len(alive):3d} "
-            f"({len(alive) - len(new)} known equivalent, {len(new)} new)" + (f"  [{pending} not run]" if pending else "")
+            f"({len(alive) - len(new)} known equivalent, {len(new)} new)"
+            + (f"  [{pending} not run]" if pending else "")
         )
         for s in alive:
             why = equivalent.get(s["key"])
@@ -462,8 +509,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help="modules to run (default: all), e.g. elo placement/mle")
-    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "arts-mutation",
-                        help="scratch copy of the checkout and the sessions (default: $TMPDIR/arts-mutation)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path(os.environ.get("TMPDIR", "/tmp")) / "arts-mutation",
+        help="scratch copy of the checkout and the sessions (default: $TMPDIR/arts-mutation)",
+    )
     parser.add_argument("--report", action="store_true", help="print the results so far, run nothing")
     parser.add_argument("--fresh", action="store_true", help="redo the modules' sessions from scratch")
     parser.add_argument("--list", action="store_true", help="list the modules and their test files")

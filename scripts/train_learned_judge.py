@@ -72,11 +72,10 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit
 from scipy.stats import kendalltau, pearsonr, spearmanr
-from sklearn.kernel_ridge import KernelRidge
-from sklearn.linear_model import Ridge
-from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import GroupKFold, KFold
 from tqdm.auto import tqdm
 
@@ -152,8 +151,17 @@ def load_training_data(data_dir: Path, judge: str = GPT4) -> TrainingData:
         offset += len(rows)
         for rel in (f"pools/{name}.jsonl", f"histories/{name}/{judge}/{RUN}.jsonl"):
             provenance[rel] = sha256_file(data_dir / rel)
-    return TrainingData(texts, parts, np.concatenate(elo), np.asarray(pool_of), np.asarray(a_all),
-                        np.asarray(b_all), np.asarray(y_all), ids, provenance)
+    return TrainingData(
+        texts,
+        parts,
+        np.concatenate(elo),
+        np.asarray(pool_of),
+        np.asarray(a_all),
+        np.asarray(b_all),
+        np.asarray(y_all),
+        ids,
+        provenance,
+    )
 
 
 class Standardiser:
@@ -192,8 +200,13 @@ def fit_kernel(
     krr = KernelRidge(alpha=KRR_ALPHA, kernel="precomputed").fit(kernel, y - mu)
     dual = krr.dual_coef_.ravel()
     return {
-        "support": zw, "dual_coef": dual, "linear_coef": ztr.T @ dual / alin, "intercept": mu, "gamma": gamma,
-        "feature_weight": wf, "n_repr": n_repr,
+        "support": zw,
+        "dual_coef": dual,
+        "linear_coef": ztr.T @ dual / alin,
+        "intercept": mu,
+        "gamma": gamma,
+        "feature_weight": wf,
+        "n_repr": n_repr,
     }
 
 
@@ -205,6 +218,7 @@ def predict_kernel(params: dict, z: np.ndarray) -> np.ndarray:
 
 def fit_temperature(d: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """MLE of T in P = logistic(d / T) for outcomes y (1 = first harder). Returns (T, mean NLL)."""
+
     def nll(t: float) -> float:
         p = np.clip(expit(d / t), 1e-12, 1 - 1e-12)
         return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
@@ -213,7 +227,9 @@ def fit_temperature(d: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(res.x), float(res.fun)
 
 
-def cv_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> dict:
+def cv_metrics(
+    pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray
+) -> dict:
     """Out-of-fold agreement with the GPT-4 Elo (per pool and pooled) and match accuracy."""
     out = {"spearman_pooled": float(spearmanr(pred, elo)[0])}
     for k, name in enumerate(TRAIN_POOLS):
@@ -226,7 +242,12 @@ def cv_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.nda
 
 
 def write_weights(
-    weights_dir: Path, std: Standardiser, params: dict, temperature: float, alin: float, close: dict | None = None,
+    weights_dir: Path,
+    std: Standardiser,
+    params: dict,
+    temperature: float,
+    alin: float,
+    close: dict | None = None,
     **extra: dict,
 ) -> bytes:
     """Write ``model.npz`` (float32 arrays, no objects) and ``model.json`` (everything
@@ -306,8 +327,9 @@ def minimal_pairs(texts: list[str], parts: list[str], candidates: np.ndarray) ->
     return np.asarray(out, dtype=int).reshape(-1, 2)
 
 
-def v2_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.ndarray, b: np.ndarray,
-               y: np.ndarray, mp: np.ndarray) -> dict:
+def v2_metrics(
+    pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray, mp: np.ndarray
+) -> dict:
     """:func:`cv_metrics` plus match log-loss (T refitted), the easier half and minimal pairs."""
     out = cv_metrics(pred, elo, pool_of, a, b, y)
     out["match_nll"] = fit_temperature(pred[a] - pred[b], y)[1]
@@ -319,11 +341,13 @@ def v2_metrics(pred: np.ndarray, elo: np.ndarray, pool_of: np.ndarray, a: np.nda
     return out
 
 
-def close_head_inputs(texts: list[str], feats: np.ndarray, scores: np.ndarray, temperature: float,
-                      pairs: np.ndarray) -> np.ndarray:
+def close_head_inputs(
+    texts: list[str], feats: np.ndarray, scores: np.ndarray, temperature: float, pairs: np.ndarray
+) -> np.ndarray:
     i, j = pairs[:, 0], pairs[:, 1]
-    return learned.close_pair_inputs([texts[k] for k in i], [texts[k] for k in j], scores[i], scores[j],
-                                     temperature, feats[i], feats[j])
+    return learned.close_pair_inputs(
+        [texts[k] for k in i], [texts[k] for k in j], scores[i], scores[j], temperature, feats[i], feats[j]
+    )
 
 
 def fit_close_head(x: np.ndarray, c: float) -> np.ndarray:
@@ -334,19 +358,29 @@ def fit_close_head(x: np.ndarray, c: float) -> np.ndarray:
     return LogisticRegression(C=c, fit_intercept=False, max_iter=10000).fit(xx, yy).coef_.ravel()
 
 
-def write_weights_v2(weights_dir: Path, std: Standardiser, params: dict, temperature: float, alin: float,
-                     layers: tuple[int, ...], close: dict, **extra: dict) -> bytes:
+def write_weights_v2(
+    weights_dir: Path,
+    std: Standardiser,
+    params: dict,
+    temperature: float,
+    alin: float,
+    layers: tuple[int, ...],
+    close: dict,
+    **extra: dict,
+) -> bytes:
     """Write ``model.safetensors`` (float32 arrays) and ``model.json`` for learned-2."""
     from safetensors.numpy import save
 
     weights_dir.mkdir(parents=True, exist_ok=True)
-    blob = save({
-        "x_mean": std.mean.astype(np.float32),
-        "x_scale": std.scale.astype(np.float32),
-        "support": params["support"].astype(np.float32),
-        "dual_coef": params["dual_coef"].astype(np.float32),
-        "linear_coef": params["linear_coef"].astype(np.float32),
-    })
+    blob = save(
+        {
+            "x_mean": std.mean.astype(np.float32),
+            "x_scale": std.scale.astype(np.float32),
+            "support": params["support"].astype(np.float32),
+            "dual_coef": params["dual_coef"].astype(np.float32),
+            "linear_coef": params["linear_coef"].astype(np.float32),
+        }
+    )
     (weights_dir / "model.safetensors").write_bytes(blob)
     n_repr = params["n_repr"]
     meta = {
@@ -384,9 +418,16 @@ def write_weights_v2(weights_dir: Path, std: Standardiser, params: dict, tempera
 
 
 def _print_table(metrics: dict, keys: tuple[str, ...]) -> None:
-    short = {"spearman_pooled": "Spearman", "spearman_arts300": "ARTS300", "spearman_arts3000": "ARTS3000",
-             "match_accuracy": "match acc", "match_nll": "match NLL", "spearman_easier_half": "easy Sp",
-             "match_accuracy_easier_half": "easy acc", "minimal_pairs_source_harder": "min. pairs"}
+    short = {
+        "spearman_pooled": "Spearman",
+        "spearman_arts300": "ARTS300",
+        "spearman_arts3000": "ARTS3000",
+        "match_accuracy": "match acc",
+        "match_nll": "match NLL",
+        "spearman_easier_half": "easy Sp",
+        "match_accuracy_easier_half": "easy acc",
+        "minimal_pairs_source_harder": "min. pairs",
+    }
     print(f"{'model':52s} " + " ".join(f"{short[k]:>10s}" for k in keys))
     for label, m in metrics.items():
         print(f"{label:52s} " + " ".join(f"{m[k]:10.4f}" for k in keys))
@@ -466,7 +507,9 @@ def main(argv: list[str] | None = None) -> int:
         label = key if isinstance(key, str) else f"kernel ridge: RBF+linear alin={key[0]:g} g={key[1]:g} wf={key[2]:g}"
         m = cv_metrics(pred, elo, pool_of, a_all, b_all, y_all)
         metrics[label] = m
-        print(f"{label:48s} {m['spearman_pooled']:9.4f} {m['spearman_arts300']:8.4f} {m['spearman_arts3000']:9.4f} {m['match_accuracy']:9.4f}")
+        print(
+            f"{label:48s} {m['spearman_pooled']:9.4f} {m['spearman_arts300']:8.4f} {m['spearman_arts3000']:9.4f} {m['match_accuracy']:9.4f}"
+        )
     best = max(GRID, key=lambda c: cv_metrics(oof[c], elo, pool_of, a_all, b_all, y_all)["spearman_pooled"])
     alin, g, wf = best
     best_label = f"kernel ridge: RBF+linear alin={alin:g} g={g:g} wf={wf:g}"
@@ -496,8 +539,10 @@ def main(argv: list[str] | None = None) -> int:
     groups, candidates = near_duplicate_groups(texts)
     mp = minimal_pairs(texts, parts, candidates)
     gfolds = list(GroupKFold(FOLDS, shuffle=True, random_state=SEED).split(x, groups=groups))
-    print(f"\nlearned-2: {FOLDS}-fold CV grouped by near-duplicates ({len(set(groups))} groups for {n} texts); "
-          f"{len(mp)} minimal pairs (source vs simplified, word overlap >= {CLOSE_MIN_OVERLAP})")
+    print(
+        f"\nlearned-2: {FOLDS}-fold CV grouped by near-duplicates ({len(set(groups))} groups for {n} texts); "
+        f"{len(mp)} minimal pairs (source vs simplified, word overlap >= {CLOSE_MIN_OVERLAP})"
+    )
     gcfgs = {"learned-1 inputs (sentence embedding + features) alin=3000 g=1 wf=2": (None, 3000.0, 1.0, 2.0)}
     for layers, alin2, g2, wf2 in V2_GRID:
         gcfgs[f"MiniLM layers {'+'.join(map(str, layers))} + features g={g2:g}"] = (layers, alin2, g2, wf2)
@@ -505,15 +550,28 @@ def main(argv: list[str] | None = None) -> int:
     goof.update({label: np.zeros(n) for label in gcfgs})
     for tr, te in tqdm(gfolds, desc="learned-2 cross-validation folds", file=sys.stderr):
         stdf = Standardiser(feats[tr].astype(np.float64))
-        goof["ridge: length (log chars)"][te] = Ridge(alpha=RIDGE_ALPHA).fit(stdf(feats[tr])[:, :1], elo[tr]).predict(stdf(feats[te])[:, :1])
+        goof["ridge: length (log chars)"][te] = (
+            Ridge(alpha=RIDGE_ALPHA).fit(stdf(feats[tr])[:, :1], elo[tr]).predict(stdf(feats[te])[:, :1])
+        )
         for label, (layers, alin2, g2, wf2) in gcfgs.items():
             xx = x if layers is None else layer_inputs(layers)
             nr = xx.shape[1] - len(FEATURE_NAMES)
             s2 = Standardiser(xx[tr])
             goof[label][te] = predict_kernel(fit_kernel(s2(xx[tr]), elo[tr], alin2, g2, wf2, n_repr=nr), s2(xx[te]))
     gmetrics = {label: v2_metrics(p, elo, pool_of, a_all, b_all, y_all, mp) for label, p in goof.items()}
-    _print_table(gmetrics, ("spearman_pooled", "spearman_arts300", "spearman_arts3000", "match_accuracy", "match_nll",
-                            "spearman_easier_half", "match_accuracy_easier_half", "minimal_pairs_source_harder"))
+    _print_table(
+        gmetrics,
+        (
+            "spearman_pooled",
+            "spearman_arts300",
+            "spearman_arts3000",
+            "match_accuracy",
+            "match_nll",
+            "spearman_easier_half",
+            "match_accuracy_easier_half",
+            "minimal_pairs_source_harder",
+        ),
+    )
     v2_labels = [lab for lab, cfg in gcfgs.items() if cfg[0] is not None]
     best2 = max(v2_labels, key=lambda lab: gmetrics[lab]["spearman_pooled"])
     layers, alin2, g2, wf2 = gcfgs[best2]
@@ -558,13 +616,18 @@ def main(argv: list[str] | None = None) -> int:
     close1 = close_head(goof[v1_label], temperature, "learned-1")
     close = close_head(oof_v2, temperature2, "learned-2")
 
-    v1_training = dict(training, not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
-                       labels="pool rows' part (source / simplified), for the close-pair head only")
+    v1_training = dict(
+        training,
+        not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
+        labels="pool rows' part (source / simplified), for the close-pair head only",
+    )
     v1_dir = out_dir / learned.VERSIONS["v1"]
     npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=v1_training)
     model1 = learned.LearnedModel.load(v1_dir)
     drift = float(np.max(np.abs(model1.predict(x) - fitted)))
-    print(f"learned-1 in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo")
+    print(
+        f"learned-1 in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
+    )
     if drift > 1e-2:
         raise SystemExit(f"shipped learned-1 weights do not reproduce the fit (max diff {drift})")
 
@@ -582,13 +645,18 @@ def main(argv: list[str] | None = None) -> int:
         "temperature_fit": {"oof_match_nll": round(nll2, 6), "oof_match_accuracy": round(acc2, 6)},
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
     }
-    v2_training = dict(training, not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
-                       labels="pool rows' part (source / simplified), for the close-pair head only")
+    v2_training = dict(
+        training,
+        not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
+        labels="pool rows' part (source / simplified), for the close-pair head only",
+    )
     v2_dir = out_dir / learned.VERSIONS["v2"]
     blob2 = write_weights_v2(v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=v2_training)
     model2 = learned.LearnedModel.load(v2_dir)
     drift2 = float(np.max(np.abs(model2.predict(x2) - fitted2)))
-    print(f"learned-2 in-sample Spearman {spearmanr(fitted2, elo)[0]:.4f}; reload check: max |score diff| = {drift2:.2e} Elo")
+    print(
+        f"learned-2 in-sample Spearman {spearmanr(fitted2, elo)[0]:.4f}; reload check: max |score diff| = {drift2:.2e} Elo"
+    )
     if drift2 > 1e-2:
         raise SystemExit(f"shipped learned-2 weights do not reproduce the fit (max diff {drift2})")
 

@@ -46,7 +46,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+}
 _LIST_ITEM = re.compile(r"text id (\d+): ```(.*?)```", re.S)
 _PAIR = re.compile(r"Text A:\s*```(.*?)```\s*Text B:\s*```(.*?)```", re.S)
 
@@ -287,7 +294,12 @@ class ReplayServer:
         """A chat.completion body; ``answer=None`` gives ``content: null``, ``choices=[]`` none at all."""
         if choices is None:
             choices = [
-                {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop", "logprobs": None}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": answer},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
             ]
         return {
             "id": f"chatcmpl-{self.stats['chat_requests']}",
@@ -344,7 +356,12 @@ class ReplayServer:
             return "cefr", ["A1", "A2", "B1", "B2", "C1", "C2"][level - 1]
         if "reading ease" in prompt and found:
             ease = min(5, max(1, int(round(5 - 4 * self._score(found[-1])))))
-            return "ease", json.dumps({"answer": ease, "reason": f"Synthetic rating derived from a recorded score ({len(found[-1])} characters)."})
+            return "ease", json.dumps(
+                {
+                    "answer": ease,
+                    "reason": f"Synthetic rating derived from a recorded score ({len(found[-1])} characters).",
+                }
+            )
         if "score its simplicity between 0 and 1" in prompt and len(found) == 1:
             text = found[0]
             if text not in self.pointwise:
@@ -427,7 +444,9 @@ def _main(argv: list[str] | None = None) -> None:
     p.add_argument("--latency", type=float, default=0.05, help="seconds added to every chat request")
     p.add_argument("--rate-hang", type=float, default=0.0, help="share of requests that stall --hang seconds")
     p.add_argument("--hang", type=float, default=1.0, help="seconds a stalled request stalls")
-    p.add_argument("--unknown-noise", type=float, default=0.0, help="share of unrecorded pairs answered longer-is-easier")
+    p.add_argument(
+        "--unknown-noise", type=float, default=0.0, help="share of unrecorded pairs answered longer-is-easier"
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds the fault draws")
     args = p.parse_args(argv)
     faults = Faults(rate_timeout=args.rate_hang, hang=args.hang, seed=args.seed)

@@ -67,11 +67,17 @@ def server(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k not in SECRETS and k not in ("PYTHONPATH", "GRADIO_SERVER_NAME")}
-    env.update(GRADIO_SERVER_PORT=str(port), GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1",
-               GRADIO_TEMP_DIR=str(tmp_path_factory.mktemp("gradio")))
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=space, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    env.update(
+        GRADIO_SERVER_PORT=str(port),
+        GRADIO_ANALYTICS_ENABLED="False",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        GRADIO_TEMP_DIR=str(tmp_path_factory.mktemp("gradio")),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "app.py"], cwd=space, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output: list[str] = []
     threading.Thread(target=lambda: output.extend(proc.stdout), daemon=True).start()  # never blocks the test
     url = f"http://127.0.0.1:{port}"
@@ -86,7 +92,7 @@ def server(tmp_path_factory):
     # Bad input is a message to the visitor, not an exception of the app's (Gradio itself logs
     # a traceback when it refuses a value outside a menu's choices).
     log = "".join(output)
-    assert f'File "{space / "app.py"}"' not in log and "app.py\", line" not in log, log[-3000:]
+    assert f'File "{space / "app.py"}"' not in log and 'app.py", line' not in log, log[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +129,7 @@ def _plot_shown(page, elem_id: str) -> None:
 
 # --------------------------------------------------------------------------- in the browser
 
+
 def test_score_tab_in_the_browser(page, tmp_path):
     texts = _lines(EXAMPLES / "texts.txt")
     assert page.get_by_label("Judge").count() == 0  # no endpoint configured: no judge choice at all
@@ -152,7 +159,8 @@ def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
     _plot_shown(page, "pairs-plot")
     table = page.locator("#pairs-table")
     colours = table.locator(".body-cell").evaluate_all(  # Gradio 6 draws the table as div cells
-        "cells => cells.map(c => [c.innerText.trim(), getComputedStyle(c).backgroundColor])")
+        "cells => cells.map(c => [c.innerText.trim(), getComputedStyle(c).backgroundColor])"
+    )
     verdicts = {}
     for text, colour in colours:
         if text in ("easier", "harder"):
@@ -176,11 +184,15 @@ def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
     compare = EXAMPLES / "compare"
     page.get_by_role("tab", name="Compare systems").click()
     page.locator("#sources-file input[type=file]").set_input_files(str(compare / "sources.txt"))
-    page.locator("#system-files input[type=file]").set_input_files([str(compare / "light.txt"),
-                                                                     str(compare / "strong.txt")])
-    page.wait_for_function("document.querySelector('#sources-file').textContent.includes('sources') && "
-                           "['light', 'strong'].every(n => "
-                           "document.querySelector('#system-files').textContent.includes(n))", timeout=SLOW)
+    page.locator("#system-files input[type=file]").set_input_files(
+        [str(compare / "light.txt"), str(compare / "strong.txt")]
+    )
+    page.wait_for_function(
+        "document.querySelector('#sources-file').textContent.includes('sources') && "
+        "['light', 'strong'].every(n => "
+        "document.querySelector('#system-files').textContent.includes(n))",
+        timeout=SLOW,
+    )
     page.get_by_role("button", name="Compare systems").click()
     page.locator("#leaderboard table").wait_for(timeout=SLOW)
     rows = page.locator("#leaderboard tbody tr")
@@ -208,6 +220,7 @@ def test_about_tab_shows_agreement_citation_and_card(page, tmp_path):
 
 # --------------------------------------------------------------------------- the API: same numbers as the package
 
+
 def _records(table: dict) -> pd.DataFrame:
     return pd.DataFrame(table["data"], columns=table["headers"])
 
@@ -227,14 +240,17 @@ def test_score_api_returns_the_package_numbers(client):
 
 def test_pairs_api_returns_the_package_numbers(client):
     originals, simplified = _pairs()
-    table, plot, summary = client.predict("\n".join(originals), "\n".join(simplified), "arts300", "learned",
-                                          api_name="/compare_pairs")
+    table, plot, summary = client.predict(
+        "\n".join(originals), "\n".join(simplified), "arts300", "learned", api_name="/compare_pairs"
+    )
     got = _records(table)
     want = score_texts(simplified, sources=originals, formulas=["fkgl"], pool="arts300")
     for key in ("source_arts", "arts", "arts_delta", "p_output_easier", "source_fkgl", "fkgl"):
         assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
     assert list(got["ARTS verdict"]) == ["easier" if p > 0.5 else "harder" for p in want["p_output_easier"]]
-    assert list(got["FKGL verdict"]) == ["easier" if s > o else "harder" for s, o in zip(want["source_fkgl"], want["fkgl"])]
+    assert list(got["FKGL verdict"]) == [
+        "easier" if s > o else "harder" for s, o in zip(want["source_fkgl"], want["fkgl"])
+    ]
     assert "harder" in list(got["ARTS verdict"]) and "easier" in list(got["ARTS verdict"])
     assert f"{want['arts_delta_mean']:+.3f}" in summary and "arts300" in summary
     assert plot["plot"].startswith("data:image/")
@@ -245,13 +261,29 @@ def test_systems_api_returns_the_package_numbers(client):
     board_md, plot, pairwise_md, board, files = client.predict(
         handle_file(str(compare / "sources.txt")),
         [handle_file(str(compare / "light.txt")), handle_file(str(compare / "strong.txt"))],
-        "gentle, bold", "arts3000", ["pool", "head_to_head"], "learned", api_name="/compare_systems")
-    want = compare_systems({"gentle": _lines(compare / "light.txt"), "bold": _lines(compare / "strong.txt")},
-                           sources=_lines(compare / "sources.txt"))
+        "gentle, bold",
+        "arts3000",
+        ["pool", "head_to_head"],
+        "learned",
+        api_name="/compare_systems",
+    )
+    want = compare_systems(
+        {"gentle": _lines(compare / "light.txt"), "bold": _lines(compare / "strong.txt")},
+        sources=_lines(compare / "sources.txt"),
+    )
     got = _records(board)
     assert list(got["system"]) == list(want.leaderboard["system"]) == ["bold", "gentle"]
-    for key in ("arts_mean", "arts_mean_low", "arts_mean_high", "arts_delta_mean", "p_output_easier_mean",
-                "rating", "rating_low", "rating_high", "win_rate"):
+    for key in (
+        "arts_mean",
+        "arts_mean_low",
+        "arts_mean_high",
+        "arts_delta_mean",
+        "p_output_easier_mean",
+        "rating",
+        "rating_low",
+        "rating_high",
+        "win_rate",
+    ):
         assert list(got[key]) == pytest.approx(list(want.leaderboard[key]), abs=1e-9), key
     assert board_md.endswith(want.to_markdown().strip()) and pairwise_md == want.pairwise_markdown().strip()
     by_name = {Path(f).name: Path(f) for f in files}
@@ -272,14 +304,21 @@ def test_api_errors_name_the_line(client, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("Only one.\nTwo.\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"'short' has 2"):
-        client.predict(handle_file(str(EXAMPLES / "compare" / "sources.txt")),
-                       [handle_file(str(EXAMPLES / "compare" / "light.txt")), handle_file(str(short))],
-                       "", "arts3000", ["pool"], "learned", api_name="/compare_systems")
+        client.predict(
+            handle_file(str(EXAMPLES / "compare" / "sources.txt")),
+            [handle_file(str(EXAMPLES / "compare" / "light.txt")), handle_file(str(short))],
+            "",
+            "arts3000",
+            ["pool"],
+            "learned",
+            api_name="/compare_systems",
+        )
     blank = tmp_path / "blank.txt"
     blank.write_text("One.\n\nThree.\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"blank.txt line 2: blank line"):
-        client.predict(None, [handle_file(str(blank))], "", "arts3000", ["pool"], "learned",
-                       api_name="/compare_systems")
+        client.predict(
+            None, [handle_file(str(blank))], "", "arts3000", ["pool"], "learned", api_name="/compare_systems"
+        )
 
 
 def test_api_offers_only_the_configured_judges_and_builtin_pools(client):
@@ -295,8 +334,10 @@ def test_api_offers_only_the_configured_judges_and_builtin_pools(client):
 
 
 def test_long_inputs_report_progress(client):
-    texts = [f"Sentence number {i} says that the {w} committee met on day {i % 28 + 1}."
-             for i, w in ((i, ("small", "large", "municipal", "federal")[i % 4]) for i in range(600))]
+    texts = [
+        f"Sentence number {i} says that the {w} committee met on day {i % 28 + 1}."
+        for i, w in ((i, ("small", "large", "municipal", "federal")[i % 4]) for i in range(600))
+    ]
     job = client.submit("\n".join(texts), "arts3000", [], "learned", api_name="/score")
     progress = []
     while not job.done():
@@ -310,12 +351,16 @@ def test_long_inputs_report_progress(client):
 
 # --------------------------------------------------------------------------- LLM judges: only when configured
 
+
 def test_llm_judges_appear_only_when_the_owner_configures_an_endpoint():
     app = _load_app()
     assert app.configured_judges({}) == ["learned"]
     assert app.configured_judges({"OPENAI_API_KEY": "k"}) == ["learned", "openai:gpt-4o-mini"]
     assert app.configured_judges({"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "ARTS_LLM_MODELS": "a, b"}) == [
-        "learned", "openai:a", "openai:b"]
+        "learned",
+        "openai:a",
+        "openai:b",
+    ]
 
 
 def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capfd):

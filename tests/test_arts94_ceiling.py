@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import spearmanr
-
 from repo_scripts import load_script
+from scipy.stats import spearmanr
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +49,9 @@ def test_rater_slopes_and_overdispersion_on_toy_data(ceiling):
     # 500 points off on every match: a clear excess
     plain, a, b = toy_decisions(truth, raters=20, seed=3)
     assert ceiling.overdispersion(plain, a, b, truth) == pytest.approx(1.0, abs=0.25)
-    biased = np.tile(truth, (20, 1)) + np.where(np.arange(12) % 2, 500.0, -500.0) * np.sign(np.arange(20) - 9.5)[:, None]
+    biased = (
+        np.tile(truth, (20, 1)) + np.where(np.arange(12) % 2, 500.0, -500.0) * np.sign(np.arange(20) - 9.5)[:, None]
+    )
     p = 1.0 / (1.0 + 10.0 ** (-(biased[:, a] - biased[:, b]) / 400.0))
     skewed = (np.random.default_rng(4).random(p.shape) < p).astype(float)
     assert ceiling.overdispersion(skewed, a, b, truth) > 2.0
@@ -127,10 +128,13 @@ def test_calibrated_models_hit_their_targets(ceiling, arts94):
     assert model.tau > 0 and info["kappa"] > 1.0  # own deviations flatten the pooled decisions
     sim = ceiling.simulate(model, data, reps=6, rng=np.random.default_rng(1))
     assert sim.overdispersion.mean() > 1.5
-    tau, slope = ceiling.fit_pairwise_gpt(model.latent, sim.majority_elo, data, 0.8, 0.936, np.random.default_rng(2), reps=6)
+    tau, slope = ceiling.fit_pairwise_gpt(
+        model.latent, sim.majority_elo, data, 0.8, 0.936, np.random.default_rng(2), reps=6
+    )
     rng = np.random.default_rng(3)
-    decisions = ceiling.pairwise_judge_decisions(model.latent, tau, slope, data.a, data.b,
-                                                 rng.standard_normal((6, data.n)), rng.random((2, 6, len(data.a))))
+    decisions = ceiling.pairwise_judge_decisions(
+        model.latent, tau, slope, data.a, data.b, rng.standard_normal((6, data.n)), rng.random((2, 6, len(data.a)))
+    )
     assert np.mean(decisions[0] == decisions[1]) == pytest.approx(0.936, abs=0.03)
     elo = np.array([ceiling.elo_ratings(x, data.a, data.b, data.n) for x in decisions[0]])
     assert np.mean([spearmanr(e, m)[0] for e, m in zip(elo, sim.majority_elo)]) == pytest.approx(0.8, abs=0.08)

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from llm_server import ReplayServer
 from scipy.stats import spearmanr
 
 from arts_metric import agreement
 from arts_metric import data as arts_data
-from arts_metric.build import (
+from arts_metric.builder import (
     STORE_NAME,
     IncompleteRatingsError,
     aggregate,
@@ -30,14 +31,16 @@ from arts_metric.build import (
     open_store,
     parse_rater,
 )
-from arts_metric.build.export import verify_dataset
+from arts_metric.builder.export import verify_dataset
 from arts_metric.cli import main as cli_main
 from arts_metric.elo import rank_scale, ratings_from_history
-from llm_server import ReplayServer
 
 REPO = Path(__file__).resolve().parent.parent
 PERSONA_ALPHAS = {  # paper section 5.4
-    "medical": 0.9333, "legislative-administration": 0.9459, "philosophy": 0.9146, "geography": 0.9563,
+    "medical": 0.9333,
+    "legislative-administration": 0.9459,
+    "philosophy": 0.9146,
+    "geography": 0.9563,
 }
 
 # Self-written texts for runs that need no ARTS text.
@@ -65,8 +68,9 @@ def _human_history_raters(data_dir: Path) -> list[str]:
 def test_persona_runs_reproduce_the_paper_alphas_per_group(tmp_path, data_dir, capsys):
     folder = data_dir / "histories" / "arts160" / "gpt-4-1106-preview"
     runs = sorted(folder.glob("*.jsonl"))
-    n = 1 + max(max(m.a, m.b) for m in arts_data.parse_history(
-        json.loads(x) for x in runs[0].read_text().splitlines()))
+    n = 1 + max(
+        max(m.a, m.b) for m in arts_data.parse_history(json.loads(x) for x in runs[0].read_text().splitlines())
+    )
     # ARTS160's texts are not published: stand-ins are enough to replay its histories by index.
     texts = tmp_path / "arts160.txt"
     texts.write_text("".join(f"stand-in text number {i}\n" for i in range(n)))
@@ -87,8 +91,18 @@ def test_persona_runs_reproduce_the_paper_alphas_per_group(tmp_path, data_dir, c
 def test_sixteen_humans_majority_elo_and_export(tmp_path, data_dir, no_network):
     out = tmp_path / "arts94-humans"
     raters = _human_history_raters(data_dir)
-    result = build("arts94", raters, out, pairs=arts_data.load_pairs("arts94", data_dir), seed=0,
-                   name="arts94-humans", license="mit", language="en", progress=False, data_dir=data_dir)
+    result = build(
+        "arts94",
+        raters,
+        out,
+        pairs=arts_data.load_pairs("arts94", data_dir),
+        seed=0,
+        name="arts94-humans",
+        license="mit",
+        language="en",
+        progress=False,
+        data_dir=data_dir,
+    )
     rep = result.report
     histories = [arts_data.load_history("arts94", "human", f"rater{i:02d}", data_dir) for i in range(1, 17)]
     # Alpha over the 16 raters: the agreement module on the recorded files, near the paper's .4231.
@@ -132,7 +146,8 @@ def test_sixteen_humans_majority_elo_and_export(tmp_path, data_dir, no_network):
     assert arts_data.load_history("arts94-humans", "human", "rater07", arts_dir) == histories[6]
     assert arts_data.load_history("arts94-humans", "majority", "majority", arts_dir) == result.majority
     assert json.loads((arts_dir / "pairs" / "arts94-humans_pairs.json").read_text()) == [
-        list(p) for p in arts_data.load_pairs("arts94", data_dir)]
+        list(p) for p in arts_data.load_pairs("arts94", data_dir)
+    ]
     card = (out / "README.md").read_text()
     assert card.startswith("---\nlicense: mit\n") and "- en" in card
     assert "rater16" in card and "Krippendorff" in card and "fixed pairs file" in card
@@ -164,8 +179,14 @@ class LoggingServer(ReplayServer):
 
 
 def _run_cli(args: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arts_metric.cli", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "arts_metric.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir):
@@ -177,12 +198,30 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
     # judge) but not stored when the process is killed.
     srv = LoggingServer(texts, history=recorded, latency=0.01, stall_at=150)
     url = srv.start()
-    env = dict(os.environ, PYTHONPATH=str(REPO), ARTS_CACHE_DIR=str(tmp_path / "llm-cache"),
-               OPENAI_BASE_URL=url, OPENAI_API_KEY="test-key", HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        ARTS_CACHE_DIR=str(tmp_path / "llm-cache"),
+        OPENAI_BASE_URL=url,
+        OPENAI_API_KEY="test-key",
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+    )
     out = tmp_path / "out"
-    args = ["build", "arts94", "--rater", "openai:gpt-4-1106-preview concurrency=8", "--pairs",
-            str(data_dir / "pairs" / "arts94_pairs.json"), "--out", str(out), "--batch-size", "16",
-            "--data-dir", str(data_dir)]
+    args = [
+        "build",
+        "arts94",
+        "--rater",
+        "openai:gpt-4-1106-preview concurrency=8",
+        "--pairs",
+        str(data_dir / "pairs" / "arts94_pairs.json"),
+        "--out",
+        str(out),
+        "--batch-size",
+        "16",
+        "--data-dir",
+        str(data_dir),
+    ]
     rater = "openai:gpt-4-1106-preview"
     pairs = arts_data.load_pairs("arts94", data_dir)
     try:
@@ -266,14 +305,30 @@ def test_humans_unfinished_stop_the_build_until_they_finish(tmp_path, capsys, da
     texts.write_text("\n".join(TEXTS) + "\n")
     out = tmp_path / "out"
     hist = tmp_path / "recorded.jsonl"
-    args = ["build", str(texts), "--rater", "human:zoe", "--rater", f"history:{hist} name=rec",
-            "--out", str(out), "--matches-per-text", "2", "--no-progress"]
+    args = [
+        "build",
+        str(texts),
+        "--rater",
+        "human:zoe",
+        "--rater",
+        f"history:{hist} name=rec",
+        "--out",
+        str(out),
+        "--matches-per-text",
+        "2",
+        "--no-progress",
+    ]
     # A recorded rater on this very schedule: answers "the longer text is harder".
     from arts_metric.schedule import make_schedule
+
     pairs = make_schedule(len(TEXTS), 2, 0)
-    hist.write_text("".join(json.dumps({"match": i, "a": a, "b": b, "time": None,
-                                        "harder": a if len(TEXTS[a]) > len(TEXTS[b]) else b}) + "\n"
-                            for i, (a, b) in enumerate(pairs)))
+    hist.write_text(
+        "".join(
+            json.dumps({"match": i, "a": a, "b": b, "time": None, "harder": a if len(TEXTS[a]) > len(TEXTS[b]) else b})
+            + "\n"
+            for i, (a, b) in enumerate(pairs)
+        )
+    )
     assert cli_main(args) == 2
     err = capsys.readouterr().err
     assert "human:zoe 0/24" in err and "arts rate" in err
@@ -322,7 +377,10 @@ def test_input_forms(tmp_path):
         load_input(tmp_path / "t.txt")
     (tmp_path / "t.csv").write_text("id,body,domain\na,first text,med\nb,second text,law\n")
     rows, _ = load_input(tmp_path / "t.csv", text_column="body")
-    assert rows == [{"id": "a", "text": "first text", "domain": "med"}, {"id": "b", "text": "second text", "domain": "law"}]
+    assert rows == [
+        {"id": "a", "text": "first text", "domain": "med"},
+        {"id": "b", "text": "second text", "domain": "law"},
+    ]
     datasets.Dataset.from_dict({"text": ["x y", "z"], "level": [1, 2]}).save_to_disk(str(tmp_path / "ds"))
     rows, desc = load_input(tmp_path / "ds")
     assert [r["level"] for r in rows] == [1, 2] and "dataset folder" in desc
@@ -333,15 +391,25 @@ def _replay_history(path: Path, n_texts: int, matches_per_text: int, seed: int =
     from arts_metric.schedule import make_schedule
 
     pairs = make_schedule(n_texts, matches_per_text, seed)
-    path.write_text("".join(json.dumps({"match": i, "a": a, "b": b, "time": None, "harder": max(a, b)}) + "\n"
-                            for i, (a, b) in enumerate(pairs)))
+    path.write_text(
+        "".join(
+            json.dumps({"match": i, "a": a, "b": b, "time": None, "harder": max(a, b)}) + "\n"
+            for i, (a, b) in enumerate(pairs)
+        )
+    )
 
 
 def test_input_columns_named_like_ours_do_not_replace_them(tmp_path):
     import pandas as pd
 
-    rows, _ = load_input([{"body": "first", "text": "other", "uid": "u1", "id": 7},
-                          {"body": "second", "text": "other", "uid": "u2", "id": 7}], text_column="body", id_column="uid")
+    rows, _ = load_input(
+        [
+            {"body": "first", "text": "other", "uid": "u1", "id": 7},
+            {"body": "second", "text": "other", "uid": "u2", "id": 7},
+        ],
+        text_column="body",
+        id_column="uid",
+    )
     assert [(r["id"], r["text"]) for r in rows] == [("u1", "first"), ("u2", "second")]
     # An input that already has scores (e.g. an older ARTS dataset): the new ones win, the old are kept aside.
     hist = tmp_path / "h.jsonl"
@@ -362,17 +430,26 @@ def test_missing_input_file_is_not_looked_up_online(tmp_path, monkeypatch, no_ne
 def test_human_raters_are_named_by_their_login_and_groups_follow_the_command(tmp_path):
     from arts_metric.web import RatingApp
 
-    for bad, msg in (("human:alice name=Alice", "named by their login"), ("human:alice runs=2", "human rater"),
-                     ("human:alice persona=medical", "no judge options"), ("human:", "not allowed"),
-                     ("human:a/b", "not allowed")):
+    for bad, msg in (
+        ("human:alice name=Alice", "named by their login"),
+        ("human:alice runs=2", "human rater"),
+        ("human:alice persona=medical", "no judge options"),
+        ("human:", "not allowed"),
+        ("human:a/b", "not allowed"),
+    ):
         with pytest.raises(ValueError, match=msg):
             parse_rater(bad)
     hist = tmp_path / "h.jsonl"
     _replay_history(hist, len(TEXTS), 1)
     out = tmp_path / "out"
     with pytest.raises(IncompleteRatingsError, match="human:alice 0/12"):
-        build(TEXTS, [f"history:{hist} name=rec group=A", "human:alice group=experts"], out,
-              matches_per_text=1, progress=False)
+        build(
+            TEXTS,
+            [f"history:{hist} name=rec group=A", "human:alice group=experts"],
+            out,
+            matches_per_text=1,
+            progress=False,
+        )
     # alice rates in the web interface (its real app object); logging in keeps her group
     app = RatingApp(out)
     try:
@@ -395,9 +472,19 @@ def test_no_credentials_in_the_card_or_report(tmp_path, monkeypatch, capsys):
     url = srv.start()
     with_user = url.replace("http://", "http://user:secret1@")
     out = tmp_path / "out"
-    argv = ["build", str(texts), "--rater", f"openai:m@{with_user}",
-            "--rater", f"openai:m base_url={with_user} api_key=secret2 name=two",
-            "--out", str(out), "--matches-per-text", "1", "--no-progress"]
+    argv = [
+        "build",
+        str(texts),
+        "--rater",
+        f"openai:m@{with_user}",
+        "--rater",
+        f"openai:m base_url={with_user} api_key=secret2 name=two",
+        "--out",
+        str(out),
+        "--matches-per-text",
+        "1",
+        "--no-progress",
+    ]
     monkeypatch.setattr(sys, "argv", ["arts", *argv])
     try:
         assert cli_main(argv) == 0

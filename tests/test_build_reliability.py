@@ -18,20 +18,37 @@ import warnings
 from pathlib import Path
 
 import pytest
+from llm_server import Faults, ReplayServer
 
-from arts_metric.build import STORE_NAME, IncompleteRatingsError, RaterConfig, build, open_store, run_rater
-from arts_metric.build.lock import BuildInProgressError, BuildLock
+from arts_metric.builder import STORE_NAME, IncompleteRatingsError, RaterConfig, build, open_store, run_rater
+from arts_metric.builder.lock import BuildInProgressError, BuildLock
 from arts_metric.cli import main as cli_main
 from arts_metric.judges.base import UNANSWERED, Judge
 from arts_metric.llm.options import LLMOptions
-from llm_server import Faults, ReplayServer
 
 REPO = Path(__file__).resolve().parent.parent
-_WORDS = ("river", "council", "bread", "photosynthesis", "tiny", "regulation", "dog", "jurisprudence",
-          "garden", "mitochondrial", "blue", "proportionality", "ship", "catalysis", "school", "amendment")
+_WORDS = (
+    "river",
+    "council",
+    "bread",
+    "photosynthesis",
+    "tiny",
+    "regulation",
+    "dog",
+    "jurisprudence",
+    "garden",
+    "mitochondrial",
+    "blue",
+    "proportionality",
+    "ship",
+    "catalysis",
+    "school",
+    "amendment",
+)
 #: 60 self-written texts of different lengths: 4 matches per text = 240 matches, no repeated pair.
-TEXTS = [f"Text {i}: " + " ".join(_WORDS[(i * 7 + j) % len(_WORDS)] for j in range(2 + i % 13)) + "."
-         for i in range(60)]
+TEXTS = [
+    f"Text {i}: " + " ".join(_WORDS[(i * 7 + j) % len(_WORDS)] for j in range(2 + i % 13)) + "." for i in range(60)
+]
 #: Sending no duplicates of slow requests keeps request counts exact where the judge can hedge.
 NO_HEDGES = " hedges=0" if "hedges" in {f.name for f in dataclasses.fields(LLMOptions)} else ""
 
@@ -50,8 +67,10 @@ class ChosenFailures(Judge):
 
     def compare(self, pairs):
         self.asked.extend(pairs)
-        return [UNANSWERED if p in self.fail else None if p in self.invalid else float(len(p[0]) > len(p[1]))
-                for p in pairs]
+        return [
+            UNANSWERED if p in self.fail else None if p in self.invalid else float(len(p[0]) > len(p[1]))
+            for p in pairs
+        ]
 
 
 class AskLog(ReplayServer):
@@ -99,8 +118,12 @@ def test_unanswered_pairs_are_not_stored_and_the_rerun_asks_exactly_them(tmp_pat
     assert set(judge.asked) == failing and len(judge.asked) == 47
     rep = result.report["raters"][0]
     assert (rep["decided"], rep["invalid"], rep["missing"]) == (239, 1, 0) and result.report["complete"]
-    history = [json.loads(x) for x in (out / "arts" / "histories" / "arts-dataset" / "chosen-failures"
-                                       / "flaky.jsonl").read_text().splitlines()]
+    history = [
+        json.loads(x)
+        for x in (out / "arts" / "histories" / "arts-dataset" / "chosen-failures" / "flaky.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert [r["match"] for r in history] == list(range(240))
 
 
@@ -150,8 +173,18 @@ def test_cli_refuses_to_export_with_unanswered_matches_unless_allowed(tmp_path, 
         assert report["complete"] and report["raters"][0]["decided"] == 240
 
         # A new folder, a budget again, but exported anyway: the card counts what is missing.
-        code = cli_main(["build", str(texts), "--out", str(tmp_path / "partial"), "--no-progress", "--allow-incomplete",
-                         "--rater", f"openai:m@{url} max_requests=30 name=tight cache=false{NO_HEDGES}"])
+        code = cli_main(
+            [
+                "build",
+                str(texts),
+                "--out",
+                str(tmp_path / "partial"),
+                "--no-progress",
+                "--allow-incomplete",
+                "--rater",
+                f"openai:m@{url} max_requests=30 name=tight cache=false{NO_HEDGES}",
+            ]
+        )
         assert code == 0, capsys.readouterr().err
     finally:
         srv.stop()
@@ -197,8 +230,14 @@ def test_timeouts_leave_matches_to_ask_and_the_rerun_completes_them(tmp_path, mo
 
 
 def _cli(args: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arts_metric.cli", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "arts_metric.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
@@ -207,10 +246,22 @@ def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
     out = tmp_path / "out"
     srv = ReplayServer(TEXTS, latency=0.05)
     url = srv.start()
-    env = dict(os.environ, PYTHONPATH=str(REPO), ARTS_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1",
-               HF_DATASETS_OFFLINE="1")
-    args = ["build", str(texts), "--out", str(out), "--no-progress",
-            "--rater", f"openai:m@{url} concurrency=4{NO_HEDGES}"]
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        ARTS_CACHE_DIR=str(tmp_path / "cache"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+    )
+    args = [
+        "build",
+        str(texts),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--rater",
+        f"openai:m@{url} concurrency=4{NO_HEDGES}",
+    ]
     try:
         first = _cli(args, env)
         deadline = time.monotonic() + 120
@@ -233,9 +284,18 @@ def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
 
 
 def test_the_build_lock_is_released_when_its_holder_dies(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from arts_metric.build.lock import BuildLock; "
-                               f"BuildLock({str(tmp_path)!r}).acquire(); print('locked', flush=True); time.sleep(60)"],
-                              cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from arts_metric.builder.lock import BuildLock; "
+            f"BuildLock({str(tmp_path)!r}).acquire(); print('locked', flush=True); time.sleep(60)",
+        ],
+        cwd=REPO,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(BuildInProgressError, match=f"process {holder.pid} right now"):
@@ -267,8 +327,10 @@ def test_no_secret_reaches_a_file_or_a_message(tmp_path, monkeypatch, capsys):
     srv = ReplayServer(TEXTS[:8])
     url = srv.start()
     host = url.removeprefix("http://")
-    raters = [f"openai:m@http://user:{SECRETS[0]}@{host}",
-              f"openai:m base_url=http://u2:{SECRETS[2]}@{host} api_key={SECRETS[3]} persona=medical"]
+    raters = [
+        f"openai:m@http://user:{SECRETS[0]}@{host}",
+        f"openai:m base_url=http://u2:{SECRETS[2]}@{host} api_key={SECRETS[3]} persona=medical",
+    ]
     argv = ["build", str(texts), "--out", str(out), "--matches-per-text", "2", "--no-progress", "--json"]
     for r in raters:
         argv += ["--rater", r]
@@ -279,10 +341,19 @@ def test_no_secret_reaches_a_file_or_a_message(tmp_path, monkeypatch, capsys):
         messages += list(capsys.readouterr())
         # errors that quote the rater: a key in the spec's options (refused by the judge after the
         # rater was registered in the store), an unknown option, a malformed rater, a bad run count
-        for bad in (f"openai:m@{url}?api_key={SECRETS[1]}&temperature=0.5", raters[0] + "?colour=blue",
-                    raters[1] + " oops", raters[1] + " runs=0", f"openai:m?api_key={SECRETS[4]}"):
-            assert cli_main(["build", str(texts), "--out", str(tmp_path / "bad"), "--matches-per-text", "2",
-                             "--rater", bad]) == 2, bad
+        for bad in (
+            f"openai:m@{url}?api_key={SECRETS[1]}&temperature=0.5",
+            raters[0] + "?colour=blue",
+            raters[1] + " oops",
+            raters[1] + " runs=0",
+            f"openai:m?api_key={SECRETS[4]}",
+        ):
+            assert (
+                cli_main(
+                    ["build", str(texts), "--out", str(tmp_path / "bad"), "--matches-per-text", "2", "--rater", bad]
+                )
+                == 2
+            ), bad
             messages += list(capsys.readouterr())
         with pytest.raises(Exception) as info:
             build(TEXTS[:8], [raters[0] + "?colour=blue"], tmp_path / "bad", matches_per_text=2, progress=False)
@@ -293,8 +364,22 @@ def test_no_secret_reaches_a_file_or_a_message(tmp_path, monkeypatch, capsys):
     url2 = locked.start()
     try:
         bad_key = f"openai:m@{url2} api_key={SECRETS[1]} cache=false"  # so that it asks the server
-        assert cli_main(["build", str(texts), "--out", str(tmp_path / "o2"), "--matches-per-text", "2",
-                         "--no-progress", "--rater", bad_key]) == 2
+        assert (
+            cli_main(
+                [
+                    "build",
+                    str(texts),
+                    "--out",
+                    str(tmp_path / "o2"),
+                    "--matches-per-text",
+                    "2",
+                    "--no-progress",
+                    "--rater",
+                    bad_key,
+                ]
+            )
+            == 2
+        )
         messages += list(capsys.readouterr())
     finally:
         locked.stop()
@@ -323,10 +408,19 @@ def _legacy(out: Path, name: str, spec: str, nulls: list[int]) -> None:
 
 def test_stores_from_earlier_versions_lose_their_secrets_and_name_their_null_rows(tmp_path):
     out = tmp_path / "out"
-    build(TEXTS[:12], [RaterConfig("x", name="openai:m", judge=ChosenFailures())], out, matches_per_text=2,
-          progress=False)
-    _legacy(out, f"openai:m?api_key={SECRETS[1]}", f"openai:m@http://u:{SECRETS[0]}@h/v1?api_key={SECRETS[1]}",
-            nulls=[3, 7, 8])
+    build(
+        TEXTS[:12],
+        [RaterConfig("x", name="openai:m", judge=ChosenFailures())],
+        out,
+        matches_per_text=2,
+        progress=False,
+    )
+    _legacy(
+        out,
+        f"openai:m?api_key={SECRETS[1]}",
+        f"openai:m@http://u:{SECRETS[0]}@h/v1?api_key={SECRETS[1]}",
+        nulls=[3, 7, 8],
+    )
     assert _files_with(out) != []  # the simulated old store holds them
     with open_store(out) as store:
         assert [(r["name"], r["spec"]) for r in store.raters()] == [("openai:m", "openai:m@http://h/v1")]

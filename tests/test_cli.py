@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 ARTS = str(Path(sys.executable).parent / "arts")
-TEXTS = ["The dog ran to the park.", "The committee postponed its decision until the auditors had reviewed the accounts."]
+TEXTS = [
+    "The dog ran to the park.",
+    "The committee postponed its decision until the auditors had reviewed the accounts.",
+]
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -22,7 +25,7 @@ def test_txt_to_jsonl(tmp_path):
     out = tmp_path / "out.jsonl"
     proc = run("score", str(src), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    rows = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert [r["text"] for r in rows] == TEXTS
     assert rows[0]["arts"] < rows[1]["arts"]
     assert {"arts", "arts_elo", "fkgl", "fre", "dale_chall"} <= set(rows[0])
@@ -50,7 +53,7 @@ def test_jsonl_and_csv_inputs_csv_output(tmp_path):
 def test_stdin():
     proc = run("score", "-", "--no-progress", stdin="\n".join(TEXTS))
     assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(l) for l in proc.stdout.splitlines()]
+    rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
     assert len(rows) == 2 and rows[0]["arts"] < rows[1]["arts"]
 
 
@@ -60,7 +63,7 @@ def test_bad_row_is_one_line_error(tmp_path):
     proc = run("score", str(jl))
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
-    errors = [l for l in proc.stderr.splitlines() if "error" in l]
+    errors = [ln for ln in proc.stderr.splitlines() if "error" in ln]
     assert len(errors) == 1 and "line 2" in errors[0]
     jl.write_text(json.dumps({"text": TEXTS[0]}) + "\n{not json\n")
     proc = run("score", str(jl))
@@ -76,15 +79,30 @@ def test_judge_and_data_errors_are_one_line(tmp_path):
 
     # An endpoint nobody listens on (port 9, loopback): the run stops with one line.
     proc = subprocess.run(
-        [ARTS, "score", "-", "--pool", "arts94", "--no-progress", "--judge", "openai:m@http://127.0.0.1:9/v1?max_retries=1"],
-        input=TEXTS[0], capture_output=True, text=True, timeout=300,
+        [
+            ARTS,
+            "score",
+            "-",
+            "--pool",
+            "arts94",
+            "--no-progress",
+            "--judge",
+            "openai:m@http://127.0.0.1:9/v1?max_retries=1",
+        ],
+        input=TEXTS[0],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "ARTS_CACHE_DIR": str(tmp_path)},
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "127.0.0.1:9" in proc.stderr
     # An LLM judge must read the pool's texts: a missing data folder is named before any call.
     proc = subprocess.run(
         [ARTS, "score", "-", "--no-progress", "--judge", "openai:m@http://127.0.0.1:9/v1"],
-        input=TEXTS[0], capture_output=True, text=True, timeout=300,
+        input=TEXTS[0],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "ARTS_DATA_DIR": str(tmp_path / "missing"), "ARTS_CACHE_DIR": str(tmp_path)},
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "ARTS_DATA_DIR" in proc.stderr
@@ -100,13 +118,41 @@ def test_flags_are_the_scoring_settings():
 
     parser = build_parser()
     assert config_from_args(parser.parse_args(["score", "in.txt"]), PLACEMENT_FLAGS) == ScoringConfig()
-    args = parser.parse_args([
-        "score", "-", "--pool", "arts94", "--formulas", "smog,ARI", "--long-texts", "whole", "--chunk-chars", "90",
-        "--split-above", "500", "--placement", "mle", "--budget", "8", "--seed", "2", "--data-dir", "/d", "--judge", "learned",
-    ])
+    args = parser.parse_args(
+        [
+            "score",
+            "-",
+            "--pool",
+            "arts94",
+            "--formulas",
+            "smog,ARI",
+            "--long-texts",
+            "whole",
+            "--chunk-chars",
+            "90",
+            "--split-above",
+            "500",
+            "--placement",
+            "mle",
+            "--budget",
+            "8",
+            "--seed",
+            "2",
+            "--data-dir",
+            "/d",
+            "--judge",
+            "learned",
+        ]
+    )
     assert config_from_args(args, PLACEMENT_FLAGS) == ScoringConfig(
-        pool="arts94", formulas=("smog", "ari"), long_texts="whole", chunk_chars=90, split_above=500,
-        placement="mle", placement_options={"budget": 8, "seed": 2}, data_dir="/d",
+        pool="arts94",
+        formulas=("smog", "ari"),
+        long_texts="whole",
+        chunk_chars=90,
+        split_above=500,
+        placement="mle",
+        placement_options={"budget": 8, "seed": 2},
+        data_dir="/d",
     )
     assert set(SETTING_FLAGS) == set(ScoringConfig.names()) - {"judge_options", "placement_options"}
     help_text = parser._subparsers._group_actions[0].choices["score"].format_help()
@@ -119,7 +165,11 @@ def test_formulas_none_and_bad_settings(tmp_path):
     row = json.loads(proc.stdout)
     assert "fkgl" not in row and 0.0 <= row["arts"] <= 1.0
     proc = run("score", "-", "--chunk-chars", "0", stdin=TEXTS[0])
-    assert proc.returncode == 2 and "chunk_chars must be a positive integer" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "chunk_chars must be a positive integer" in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
 
 
 def _one_error_line(proc: subprocess.CompletedProcess) -> str:
@@ -136,8 +186,11 @@ def test_an_unwritable_out_is_one_line_before_any_scoring(tmp_path):
     # An endpoint nobody listens on: reaching it would be a different error, so the --out
     # check must come first.
     judge = ["--judge", "openai:m@http://127.0.0.1:9/v1?max_retries=0", "--pool", "arts94"]
-    cases = {str(tmp_path / "missing" / "out.jsonl"): "does not exist", str(tmp_path): "is a folder",
-             "/dev/full": "No space left on device"}
+    cases = {
+        str(tmp_path / "missing" / "out.jsonl"): "does not exist",
+        str(tmp_path): "is a folder",
+        "/dev/full": "No space left on device",
+    }
     for out, why in cases.items():
         line = _one_error_line(run("score", str(src), "--out", out, "--no-progress", *judge))
         assert line.startswith(f"arts score: error: --out {out}") and why in line, line
@@ -152,11 +205,13 @@ def test_non_utf8_stdin_is_the_same_one_line_error_as_a_file(tmp_path):
     data = "The dog ran.\n".encode() + b"caf\xe9 au lait\n"
     path = tmp_path / "latin1.txt"
     path.write_bytes(data)
-    from_file = _one_error_line(subprocess.run([ARTS, "score", str(path)], capture_output=True, text=True,
-                                               timeout=300))
+    from_file = _one_error_line(
+        subprocess.run([ARTS, "score", str(path)], capture_output=True, text=True, timeout=300)
+    )
     stdin = subprocess.run([ARTS, "score", "-"], input=data, capture_output=True, timeout=300)
-    from_stdin = _one_error_line(subprocess.CompletedProcess(stdin.args, stdin.returncode, stdin.stdout.decode(),
-                                                             stdin.stderr.decode()))
+    from_stdin = _one_error_line(
+        subprocess.CompletedProcess(stdin.args, stdin.returncode, stdin.stdout.decode(), stdin.stderr.decode())
+    )
     assert from_file.replace(str(path), "stdin") == from_stdin
     assert "stdin line 2: not UTF-8 text (byte 0xe9" in from_stdin
 
@@ -166,7 +221,7 @@ def test_txt_blank_lines_at_the_end_are_ignored_inside_they_are_named(tmp_path):
     src.write_text("\n".join(TEXTS) + "\n\n\n")
     proc = run("score", str(src), "--no-progress")
     assert proc.returncode == 0, proc.stderr
-    assert [json.loads(l)["text"] for l in proc.stdout.splitlines()] == TEXTS
+    assert [json.loads(ln)["text"] for ln in proc.stdout.splitlines()] == TEXTS
     proc = run("score", "-", "--no-progress", stdin="\n".join(TEXTS) + "\n\n")
     assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 2, proc.stderr
     src.write_text(TEXTS[0] + "\n\n" + TEXTS[1] + "\n")
@@ -181,7 +236,18 @@ def test_build_out_on_a_file_and_too_many_matches_per_text_are_one_line(tmp_path
     a_file.write_text("not a folder")
     line = _one_error_line(run("build", str(src), "--rater", "learned", "--out", str(a_file), "--no-progress"))
     assert f"the build folder {a_file} is a file" in line and a_file.read_text() == "not a folder"
-    line = _one_error_line(run("build", str(src), "--rater", "learned", "--out", str(tmp_path / "new"),
-                               "--matches-per-text", "5", "--no-progress"))
+    line = _one_error_line(
+        run(
+            "build",
+            str(src),
+            "--rater",
+            "learned",
+            "--out",
+            str(tmp_path / "new"),
+            "--matches-per-text",
+            "5",
+            "--no-progress",
+        )
+    )
     assert "5 matches per text is more than 5 texts allow" in line and "the maximum is 4 for 5 texts" in line
     assert not (tmp_path / "new").exists()  # refused before anything was created

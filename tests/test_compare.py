@@ -1,4 +1,4 @@
-"""The metric-comparison table (arts_metric.compare) and the two benchmark scripts."""
+"""The metric-comparison table (arts_metric.analysis.metric_comparison) and the two benchmark scripts."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from arts_metric import compare
-from arts_metric.compare import Approach, evaluate_approaches
+from arts_metric.analysis import comparison_report
+from arts_metric.analysis import metric_comparison as compare
+from arts_metric.analysis.metric_comparison import Approach, evaluate_approaches
 from arts_metric.data import load_history, load_pool_rows
 from arts_metric.elo import ratings_from_history
 from arts_metric.stats import williams_test
@@ -91,7 +92,9 @@ def test_williams_against_best_formula(synthetic):
     copy = by["copy of good"]
     assert copy["williams_p_pearson"] is None or copy["williams_p_pearson"] == pytest.approx(0.5)
     assert copy["williams_p_spearman"] is None and copy["williams_p_kendall"] is None  # rank r23 = 1 exactly
-    explicit = evaluate_approaches([Approach("a", good), Approach("b", weak)], human, reference="b", n_boot=50, progress=False)
+    explicit = evaluate_approaches(
+        [Approach("a", good), Approach("b", weak)], human, reference="b", n_boot=50, progress=False
+    )
     assert explicit[0]["williams_ref"] == "b" and explicit[0]["williams_p_spearman"] < 0.05
 
 
@@ -101,7 +104,11 @@ def test_agreement_kappa_and_missing_scores():
     human_dec = [1, 0, 1, 0, None, 1]
     dec = [1.0, 0.0, 0.2, np.float32(0.0), 1.0, 0.5]  # 0.2 -> 0; 0.5 -> no answer
     (row,) = evaluate_approaches(
-        [Approach("x", scores, kind="pairwise", decisions=dec)], human, human_decisions=human_dec, n_boot=50, progress=False
+        [Approach("x", scores, kind="pairwise", decisions=dec)],
+        human,
+        human_decisions=human_dec,
+        n_boot=50,
+        progress=False,
     )
     # comparable: matches 0-3 (4 has no human answer, 5 no decision); 3 of 4 agree
     assert row["n_pairs"] == 4 and row["agreement"] == pytest.approx(0.75)
@@ -110,8 +117,11 @@ def test_agreement_kappa_and_missing_scores():
     assert row["n_texts"] == 5 and row["spearman"] == pytest.approx(1.0)
     # A numpy NaN (e.g. float32) is a missing answer too, not a bad decision.
     (row,) = evaluate_approaches(
-        [Approach("x", scores, kind="pairwise", decisions=dec[:5] + [np.float32("nan")])], human,
-        human_decisions=human_dec, n_boot=50, progress=False,
+        [Approach("x", scores, kind="pairwise", decisions=dec[:5] + [np.float32("nan")])],
+        human,
+        human_decisions=human_dec,
+        n_boot=50,
+        progress=False,
     )
     assert row["n_pairs"] == 4 and row["agreement"] == pytest.approx(0.75)
 
@@ -122,7 +132,7 @@ def test_bad_input_is_named(synthetic):
         evaluate_approaches([Approach("short", [1, 2, 3])], human, progress=False)
     with pytest.raises(ValueError, match="repeated: a"):
         evaluate_approaches([Approach("a", good), Approach("a", good)], human, progress=False)
-    with pytest.raises(ValueError, match="higher_is must be 'harder' or 'easier'"):
+    with pytest.raises(ValueError, match="higher_is must be 'harder' or 'simpler' \(alias 'easier'\)"):
         evaluate_approaches([Approach("a", good, "up")], human, progress=False)
     with pytest.raises(ValueError, match="reference 'zz'"):
         evaluate_approaches([Approach("a", good)], human, reference="zz", n_boot=20, progress=False)
@@ -161,14 +171,14 @@ def test_compare_metrics_on_own_texts_with_easier_scale(tmp_path):
     assert length["pearson"] == pytest.approx(1.0) and length["kind"] == "baseline"
     fre = rows[names.index("FRE")]
     assert fre["higher_is"] == "easier" and fre["spearman"] > 0.5  # flipped: FRE agrees with "harder = longer"
-    compare.write_csv(rows, tmp_path / "t.csv")
+    comparison_report.write_csv(rows, tmp_path / "t.csv")
     with open(tmp_path / "t.csv", newline="") as fh:
         read = list(csv.DictReader(fh))
     assert list(read[0])[:6] == ["approach", "agreement", "kappa", "pearson", "spearman", "kendall"]
     assert read[-1]["agreement"] == "" and float(read[-1]["pearson"]) == pytest.approx(1.0)
-    md = compare.to_markdown(rows)
+    md = comparison_report.to_markdown(rows)
     assert md.count("\n") == len(rows) + 2 and "(reference)" in md
-    compare.plot_rows(rows, tmp_path / "t.png", title="own")
+    comparison_report.plot_rows(rows, tmp_path / "t.png", title="own")
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -215,8 +225,13 @@ def test_human_agreement_script(data_dir, tmp_path):
     assert len(rows) == 16 and all(0.6 < float(r["agreement"]) < 0.95 for r in rows)
     md = (tmp_path / "human_agreement.md").read_text()
     # ARTS paper section 5.4: persona alphas reproduce to four decimals
-    for persona, alpha in (("medical", 0.9333), ("legislative-administration", 0.9459), ("philosophy", 0.9146), ("geography", 0.9563)):
-        line = next(l for l in md.splitlines() if l.startswith(f"| {persona} |"))
+    for persona, alpha in (
+        ("medical", 0.9333),
+        ("legislative-administration", 0.9459),
+        ("philosophy", 0.9146),
+        ("geography", 0.9563),
+    ):
+        line = next(ln for ln in md.splitlines() if ln.startswith(f"| {persona} |"))
         assert abs(float(line.split("|")[2]) - alpha) < 1e-4
 
 
@@ -226,7 +241,11 @@ def test_compare_metrics_script_arts94(data_dir, tmp_path):
     with open(tmp_path / "arts94_metrics.csv", newline="") as fh:
         rows = {r["approach"]: r for r in csv.DictReader(fh)}
     for name in list(compare.FORMULA_LABELS.values()) + [
-        "Length (characters)", "GPT-3.5 pairwise (run1)", "GPT-4 pairwise (run1)", "GPT-4 ranking", "GPT-4 individual scores"
+        "Length (characters)",
+        "GPT-3.5 pairwise (run1)",
+        "GPT-4 pairwise (run1)",
+        "GPT-4 ranking",
+        "GPT-4 individual scores",
     ]:
         assert name in rows
     gpt4 = rows["GPT-4 pairwise (run1)"]
@@ -242,15 +261,21 @@ def test_rsrs_and_learned_rows(data_dir):
     learned judge, which must beat plain length (the baseline) on ARTS94."""
     from test_rsrs import make_model, make_tokenizer
 
-    from arts_metric.rsrs import RSRS
+    from arts_metric.analysis.rsrs import RSRS
 
     rows = compare.compare_metrics(
-        OWN_TEXTS, np.arange(8.0), rsrs_model=RSRS(make_model(), make_tokenizer(), progress=False),
-        learned=False, n_boot=30, progress=False,
+        OWN_TEXTS,
+        np.arange(8.0),
+        rsrs_model=RSRS(make_model(), make_tokenizer(), progress=False),
+        learned=False,
+        n_boot=30,
+        progress=False,
     )
     assert rows[-1]["approach"] == "RSRS" and rows[-1]["kind"] == "lm" and rows[-1]["n_texts"] == 8
 
     texts = [r["text"] for r in load_pool_rows("arts94", data_dir)]
     human = ratings_from_history(94, load_history("arts94", "human", "majority", data_dir))
-    rows = {r["approach"]: r for r in compare.compare_metrics(texts, human, formulas=["fre"], n_boot=30, progress=False)}
+    rows = {
+        r["approach"]: r for r in compare.compare_metrics(texts, human, formulas=["fre"], n_boot=30, progress=False)
+    }
     assert rows["Learned judge (ours)"]["spearman"] > rows["Length (characters)"]["spearman"] > rows["FRE"]["spearman"]

@@ -20,13 +20,30 @@ HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnif
 def test_defaults_come_from_the_modules_that_own_them():
     c = ScoringConfig()
     assert (c.pool, c.judge, c.formulas, c.placement) == (DEFAULT_POOL, "learned", DEFAULT_FORMULAS, None)
-    assert (c.long_texts, c.chunk_chars, c.split_above, c.data_dir) == ("sentences", DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE, None)
+    assert (c.long_texts, c.chunk_chars, c.split_above, c.data_dir) == (
+        "sentences",
+        DEFAULT_CHUNK_CHARS,
+        DEFAULT_SPLIT_ABOVE,
+        None,
+    )
     assert c.judge_options == {} and c.placement_options == {}
     assert ScoringConfig.names() == (
-        "pool", "judge", "judge_options", "formulas", "placement", "placement_options",
-        "long_texts", "chunk_chars", "split_above", "data_dir",
+        "pool",
+        "judge",
+        "judge_options",
+        "formulas",
+        "placement",
+        "placement_options",
+        "long_texts",
+        "chunk_chars",
+        "split_above",
+        "data_dir",
     )
-    assert ScoringConfig.choices("placement") == METHODS and ScoringConfig.choices("long_texts") == ("sentences", "chunks", "whole")
+    assert ScoringConfig.choices("placement") == METHODS and ScoringConfig.choices("long_texts") == (
+        "sentences",
+        "chunks",
+        "whole",
+    )
     assert ScoringConfig.choices("pool") is None
     doc = ScoringConfig.docstring()
     for name in ScoringConfig.names():
@@ -40,7 +57,10 @@ def test_defaults_come_from_the_modules_that_own_them():
         ({"split_above": True}, "split_above must be a positive integer (characters), got True"),
         ({"split_above": 40.5}, "split_above must be a positive integer (characters), got 40.5"),
         ({"long_texts": "pages"}, "long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"),
-        ({"placement": "random"}, "placement must be one of 'exhaustive', 'elo', 'mle', 'adaptive' or None, got 'random'"),
+        (
+            {"placement": "random"},
+            "placement must be one of 'exhaustive', 'elo', 'mle', 'adaptive' or None, got 'random'",
+        ),
         ({"judge": ""}, "judge must be a judge spec string"),
         ({"judge": 3}, "judge must be a judge spec string .* got 3"),
         ({"judge_options": ["concurrency"]}, "judge_options must be None or a dict of judge options by name, got"),
@@ -73,10 +93,17 @@ def test_defaults_plus_overrides():
     base = ScoringConfig(pool="arts94", formulas="FKGL, smog", placement_options={"budget": 8})
     assert base.formulas == ("fkgl", "smog")
     derived = ScoringConfig.from_settings({"formulas": None}, base=base, long_texts="whole")
-    assert (derived.pool, derived.formulas, derived.long_texts, derived.placement_options) == ("arts94", (), "whole", {"budget": 8})
+    assert (derived.pool, derived.formulas, derived.long_texts, derived.placement_options) == (
+        "arts94",
+        (),
+        "whole",
+        {"budget": 8},
+    )
     assert base.formulas == ("fkgl", "smog") and base.long_texts == "sentences"  # the base is left as it was
     assert ScoringConfig.from_settings(None, base=base) == base
-    assert base.replace(formulas="none").formulas == () and base.replace(formulas=["fre", "Flesch"]).formulas == ("fre",)
+    assert base.replace(formulas="none").formulas == () and base.replace(formulas=["fre", "Flesch"]).formulas == (
+        "fre",
+    )
     with pytest.raises(ValueError, match="chunk_chars must be"):
         base.replace(chunk_chars=-1)
     options = {"budget": 8}

@@ -83,7 +83,10 @@ def test_simple_needs_only_base_columns(tmp_path):
         ("p3,T2,q3,1,soon,2,4,6,100", r"line 8: time_ms='soon' is not a number"),
         ("p3,T2,,1,1000,2,4,6,100", r"line 8: missing value for column 'question_id'"),
         ("p3,T2,q3,1,1000,0,4,6,100", r"line 8: n_answers='0' must be a whole number >= 1"),
-        ("p2,T2,q3,1,1000,2,4,6,100", r"line 8: participant 'p2' answered question 'q3' of text 'T2' twice \(first at line 7\)"),
+        (
+            "p2,T2,q3,1,1000,2,4,6,100",
+            r"line 8: participant 'p2' answered question 'q3' of text 'T2' twice \(first at line 7\)",
+        ),
     ],
 )
 def test_bad_rows_are_named(tmp_path, bad_row, message):

@@ -1,4 +1,4 @@
-"""Degenerate system outputs are scored, not fatal (issue 11): texts without words,
+"""Degenerate system outputs are scored, not fatal: texts without words,
 empty texts on request, invalid Unicode refused by index, non-English texts warned
 about, and every result JSON-serialisable without NaN."""
 
@@ -8,9 +8,8 @@ import json
 import math
 import warnings
 
-import pytest
-
 import evaluate
+import pytest
 
 from arts_metric.registry import module_script_path
 from arts_metric.scoring import score_texts
@@ -19,7 +18,7 @@ PLAIN = "The dog ran to the park."
 HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnify the lessor."
 SOURCE = "The canine proceeded with considerable velocity towards the municipal recreation ground."
 CHINESE = "\u8fd9\u662f\u4e00\u4e2a\u5f88\u957f\u7684\u4e2d\u6587\u53e5\u5b50\uff0c\u6ca1\u6709\u4efb\u4f55\u82f1\u6587\u5355\u8bcd\u3002"
-NO_WORDS = ["!", "\U0001F600\U0001F44D", "...?!", "123 456"]
+NO_WORDS = ["!", "\U0001f600\U0001f44d", "...?!", "123 456"]
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +34,9 @@ def test_outputs_without_words_are_scored_with_formulas_none(metric):
     """One "!" among real sentences used to stop the run ("has no words"); now it gets
     an ARTS score from the judge, None formulas, a warning naming it and a count."""
     predictions = [PLAIN, *NO_WORDS, HARD]
-    with pytest.warns(UserWarning, match=r"undefined on predictions\[1\], predictions\[2\], predictions\[3\], predictions\[4\]"):
+    with pytest.warns(
+        UserWarning, match=r"undefined on predictions\[1\], predictions\[2\], predictions\[3\], predictions\[4\]"
+    ):
         out = metric.compute(predictions=predictions, sources=[SOURCE] * 6, human_scores=[1, 2, 2, 3, 3, 5])
     _strict_json(out)
     assert all(isinstance(a, float) and 0.0 <= a <= 1.0 for a in out["arts"])
@@ -99,16 +100,26 @@ def test_empty_texts_are_scored_on_request(metric):
     with pytest.raises(ValueError, match="empty must be one of 'error', 'score', got 'skip'"):
         metric.compute(predictions=[PLAIN], empty="skip")
     only_empty = score_texts(["", "  "], empty="score", formulas=[])
-    assert only_empty["arts"] == [0.0, 0.0] and only_empty["arts_mean"] == 0.0 and only_empty["judge_stats"]["calls"] == 0
+    assert (
+        only_empty["arts"] == [0.0, 0.0] and only_empty["arts_mean"] == 0.0 and only_empty["judge_stats"]["calls"] == 0
+    )
 
 
 def test_results_are_strict_json_when_values_are_undefined():
     """NaN used to reach the result (``arts_mean: nan``); undefined values are None."""
-    out = score_texts(["!!", "?", "..."], sources=["!!", "?", "..."], human_scores=[1, 2, 3], formulas=["fkgl", "smog"])
+    out = score_texts(
+        ["!!", "?", "..."], sources=["!!", "?", "..."], human_scores=[1, 2, 3], formulas=["fkgl", "smog"]
+    )
     strict = _strict_json(out)
     assert strict["fkgl"] == [None, None, None] and strict["source_smog"] == [None, None, None]
     assert strict["correlation"]["smog"] == {
-        "pearson": None, "pearson_p": None, "spearman": None, "spearman_p": None, "kendall": None, "kendall_p": None, "n": 0,
+        "pearson": None,
+        "pearson_p": None,
+        "spearman": None,
+        "spearman_p": None,
+        "kendall": None,
+        "kendall_p": None,
+        "n": 0,
     }
     for value in strict["correlation"]["arts"].values():
         assert value is None or math.isfinite(value)

@@ -201,7 +201,7 @@ def test_bradley_terry_rejects_bad_counts():
         fit_bradley_terry(np.zeros((2, 2)), prior_sd=0.0)
 
 
-# -- Placing newcomers against a frozen pool (issue 15: these had no fast test of their own) --
+# -- Placing newcomers against a frozen pool (these had no fast test of their own) --
 
 from scipy.optimize import minimize_scalar  # noqa: E402
 from scipy.special import expit  # noqa: E402
@@ -233,10 +233,13 @@ def _map_rating(opp, outcomes, slope=1.0, prior_mean=1200.0, prior_sd=400.0, wei
     def neg(r):
         p = np.clip(1.0 / (1.0 + np.exp(-slope * _C * (r - opp[keep]))), 1e-300, 1.0)
         q = np.clip(1.0 - p, 1e-300, 1.0)
-        return -(w[keep] * (s[keep] * np.log(p) + (1 - s[keep]) * np.log(q))).sum() + (r - prior_mean) ** 2 / (2 * prior_sd**2)
+        return -(w[keep] * (s[keep] * np.log(p) + (1 - s[keep]) * np.log(q))).sum() + (r - prior_mean) ** 2 / (
+            2 * prior_sd**2
+        )
 
-    r = minimize_scalar(neg, bounds=(prior_mean - 4000, prior_mean + 4000), method="bounded",
-                        options={"xatol": 1e-7}).x
+    r = minimize_scalar(
+        neg, bounds=(prior_mean - 4000, prior_mean + 4000), method="bounded", options={"xatol": 1e-7}
+    ).x
     h = 1e-3
     curvature = (neg(r + h) - 2 * neg(r) + neg(r - h)) / h**2
     return r, 1.0 / np.sqrt(curvature)
@@ -364,13 +367,13 @@ def test_fit_mle_with_a_given_slope_is_the_map_rating_on_the_stretched_scale():
 def test_fit_mle_fits_each_newcomers_slope_from_its_own_results():
     _, opp, outcomes = _steep_results(16.0, 4, 24)
     short = outcomes.copy()
-    short[0, MIN_FIT_DECISIONS - 1:] = np.nan  # one decision short of a slope of its own
+    short[0, MIN_FIT_DECISIONS - 1 :] = np.nan  # one decision short of a slope of its own
     short[1, MIN_FIT_DECISIONS:] = np.nan  # just enough
     r, se, slopes = fit_mle(POOL, opp, short)
     assert slopes[0] == 1.0 and slopes[2] > 2.0 and slopes[3] > 2.0
     for row in range(4):  # the chosen slope is the one under which the row's results are likeliest
         if row > 0:
-            ll = {b: _loglik_under_slope(b, opp[row:row + 1], short[row:row + 1]) for b in FIT_SLOPES}
+            ll = {b: _loglik_under_slope(b, opp[row : row + 1], short[row : row + 1]) for b in FIT_SLOPES}
             assert slopes[row] == max(ll, key=ll.get)
     alone = fit_mle(POOL, opp[2:3], short[2:3])
     assert (r[2], se[2], slopes[2]) == pytest.approx((alone[0][0], alone[1][0], alone[2][0]))
@@ -458,19 +461,30 @@ def _neg_log_posterior(r, wins, anchor=1200.0, prior_sd=400.0):
 
 
 def test_bradley_terry_se_is_the_posterior_curvature_given_the_mean():
-    wins = np.array([[0.0, 700.0, 350.0, 90.0], [200.0, 0.0, 600.0, 40.0], [150.0, 400.0, 0.0, 300.0],
-                     [60.0, 10.0, 500.0, 0.0]]) * 100.0
+    wins = (
+        np.array(
+            [
+                [0.0, 700.0, 350.0, 90.0],
+                [200.0, 0.0, 600.0, 40.0],
+                [150.0, 400.0, 0.0, 300.0],
+                [60.0, 10.0, 500.0, 0.0],
+            ]
+        )
+        * 100.0
+    )
     r, se = fit_bradley_terry(wins)
     # numerical Hessian of the negative log-posterior at the MAP
     h, n = 0.1, len(r)
     hess = np.empty((n, n))
     for i in range(n):
         for j in range(n):
+
             def f(di, dj):
                 x = r.copy()
                 x[i] += di
                 x[j] += dj
                 return _neg_log_posterior(x, wins)
+
             hess[i, j] = (f(h, h) - f(h, -h) - f(-h, h) + f(-h, -h)) / (4 * h * h)
     cov = np.linalg.inv(hess)
     row = cov.sum(axis=1)
@@ -528,15 +542,17 @@ def test_rating_of_expected_score_with_one_far_outlier_in_the_pool():
     """Twenty texts near 1000 and one at 5000: shares up to .99 (the outlier not yet reached) are exact."""
     pool = np.concatenate([np.random.default_rng(1).normal(1000.0, 5.0, 20), [5000.0]])
     shares = np.array([1e-9, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99])
-    np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
-                               rtol=0, atol=1e-6)
+    np.testing.assert_allclose(
+        rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares), rtol=0, atol=1e-6
+    )
 
 
 def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
     outlier = np.concatenate([np.random.default_rng(1).normal(1000.0, 5.0, 20), [5000.0]])
     for pool, shares in [(np.array([0.0, 10000.0]), [0.01, 0.3, 0.7, 0.99]), (outlier, [0.999, 1 - 1e-6])]:
-        np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
-                                   rtol=0, atol=1e-6)
+        np.testing.assert_allclose(
+            rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares), rtol=0, atol=1e-6
+        )
 
 
 def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
@@ -547,9 +563,14 @@ def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
     rng = np.random.default_rng(3)
     # an ordinary pool; one just inside the factored form's span, far from 0 (the
     # factors are centred on its mid-range, or they overflow); one beyond it
-    for pool in (rng.normal(1200.0, 40.0, 3000), np.array([100000.0, 150000.0, 200000.0]),
-                 np.array([-60000.0, 0.0, 70000.0])):
-        r = np.concatenate([pool.min() - [3600.0, 10.0], rng.uniform(pool.min(), pool.max(), 300), pool.max() + [10.0, 3600.0]])
+    for pool in (
+        rng.normal(1200.0, 40.0, 3000),
+        np.array([100000.0, 150000.0, 200000.0]),
+        np.array([-60000.0, 0.0, 70000.0]),
+    ):
+        r = np.concatenate(
+            [pool.min() - [3600.0, 10.0], rng.uniform(pool.min(), pool.max(), 300), pool.max() + [10.0, 3600.0]]
+        )
         e = expit(_C * (r[:, None] - pool[None, :]))  # eq. 1, without overflow
         lose = expit(_C * (pool[None, :] - r[:, None]))  # 1 - e without cancellation
         mean_e, mean_lose, mean_var = _mean_expected_scores(r, pool)
@@ -561,8 +582,9 @@ def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
 def test_rating_of_expected_score_is_exact_for_a_pool_wider_than_the_factored_form():
     pool = np.array([-60000.0, 0.0, 70000.0])
     shares = [1e-6, 0.2, 0.5, 0.8, 1 - 1e-6]
-    np.testing.assert_allclose(rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares),
-                               rtol=0, atol=1e-6)
+    np.testing.assert_allclose(
+        rating_of_expected_score(pool, shares), _mean_expected_score_roots(pool, shares), rtol=0, atol=1e-6
+    )
 
 
 def test_rating_of_expected_score_of_a_share_does_not_depend_on_the_others():
@@ -586,8 +608,15 @@ def test_rating_of_expected_score_is_exact_at_the_extreme_shares():
     want = []
     for s in clipped:
         logit = np.log(s) - np.log1p(-s)
-        want.append(brentq(lambda r: np.log(expit(_C * (r - pool)).mean()) - np.log(expit(_C * (pool - r)).mean()) - logit,
-                           pool.min() - 5000.0, pool.max() + 5000.0, xtol=1e-12, rtol=1e-15))
+        want.append(
+            brentq(
+                lambda r: np.log(expit(_C * (r - pool)).mean()) - np.log(expit(_C * (pool - r)).mean()) - logit,
+                pool.min() - 5000.0,
+                pool.max() + 5000.0,
+                xtol=1e-12,
+                rtol=1e-15,
+            )
+        )
     np.testing.assert_allclose(rating_of_expected_score(pool, shares), want, rtol=0, atol=1e-9)
 
 

@@ -1,4 +1,4 @@
-"""Installs outside this repository (issue 11): the wheel built from this checkout in a
+"""Installs outside this repository: the wheel built from this checkout in a
 fresh virtual environment, and the Space folder of ``arts publish-space`` installed
 from its own ``requirements.txt``, both scoring offline with no access to the repo.
 
@@ -52,15 +52,24 @@ def _fresh_venv(folder: Path, view: Path) -> Path:
     """A new venv (no pip of its own: the project's pip installs into it with --python)."""
     subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(purelib, "_deps_view.pth").write_text(f"{view}\n", encoding="utf-8")
     return python
 
 
 def _pip(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
-                           *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     return proc
 
@@ -68,9 +77,14 @@ def _pip(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 def _offline_env(outside: dict, name: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(
-        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-        HF_MODULES_CACHE=str(outside["root"] / name / "modules"), HF_HOME=str(outside["root"] / name / "hf_home"),
-        PYTHONPATH=str(outside["site"]), ARTS_CACHE_DIR=str(outside["root"] / name / "cache"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_EVALUATE_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_MODULES_CACHE=str(outside["root"] / name / "modules"),
+        HF_HOME=str(outside["root"] / name / "hf_home"),
+        PYTHONPATH=str(outside["site"]),
+        ARTS_CACHE_DIR=str(outside["root"] / name / "cache"),
     )
     return env
 
@@ -91,8 +105,9 @@ SCORE = textwrap.dedent(
 
 
 def _score(python: Path, target: str, cwd: Path, env: dict) -> dict:
-    proc = subprocess.run([str(python), "-c", SCORE, target], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [str(python), "-c", SCORE, target], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["arts"][0] < out["arts"][1] and all(0.0 <= a <= 1.0 for a in out["arts"])
@@ -106,7 +121,7 @@ def test_dependencies_are_ranges_not_pins():
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in deps if "==" in d], deps
     assert any(d.startswith("torch>=") for d in deps)
-    assert 'torch==2.13.0' in (REPO / "scripts" / "install.sh").read_text()  # this machine's CPU build
+    assert "torch==2.13.0" in (REPO / "scripts" / "install.sh").read_text()  # this machine's CPU build
 
 
 def test_wheel_in_a_fresh_venv_scores_offline_after_arts_register(outside):
@@ -134,7 +149,9 @@ def test_space_installs_from_its_requirements_and_loads_offline(outside):
     (unpacked from the wheel) and lists the package's dependencies."""
     space = assemble_space(outside["root"] / "spaces" / "arts")
     assert (space / "arts_metric" / "evaluate_module" / "arts.py").read_bytes() == (space / "arts.py").read_bytes()
-    reqs = [line for line in (space / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")]
+    reqs = [
+        line for line in (space / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")
+    ]
     assert not [r for r in reqs if "arts-metric" in r or "==" in r] and any(r.startswith("torch>=") for r in reqs)
     python = _fresh_venv(outside["root"] / "venv-space", outside["view"])
     install = _pip(python, "install", "--no-index", "-r", "requirements.txt", cwd=space)

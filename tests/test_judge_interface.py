@@ -55,15 +55,21 @@ def test_describe_names_the_judge_without_secrets(make_server, arts94, tmp_path)
     texts, history = arts94
     server = make_server(texts, history=history, api_key="sk-very-secret")
     url = server.base_url
-    judge = get_judge(f"openai:{GPT4}@{url}?persona=medical", api_key="sk-very-secret", cache_dir=str(tmp_path), progress=False)
+    judge = get_judge(
+        f"openai:{GPT4}@{url}?persona=medical", api_key="sk-very-secret", cache_dir=str(tmp_path), progress=False
+    )
     judge.compare([(texts[m.a], texts[m.b]) for m in history[:3]])
     info = judge.describe()
     assert info["judge"] == judge.name and info["model"] == GPT4
-    assert info["endpoint"] == server.base_url and info["strategy"] == "pairwise_expert" and info["persona"] == "medical"
+    assert (
+        info["endpoint"] == server.base_url and info["strategy"] == "pairwise_expert" and info["persona"] == "medical"
+    )
     assert info["prompt_version"].startswith("arts_pairwise_expert")
     assert info["stats"]["calls"] == 3 and info["stats"]["requests"] == 3
     assert "secret" not in json.dumps(info)
-    with_credentials = get_judge("openai:m", base_url="http://user:secret-pw@127.0.0.1:9/v1?key=secret-q", api_key="sk-very-secret")
+    with_credentials = get_judge(
+        "openai:m", base_url="http://user:secret-pw@127.0.0.1:9/v1?key=secret-q", api_key="sk-very-secret"
+    )
     described = with_credentials.describe()
     assert described["endpoint"] == "http://127.0.0.1:9/v1" and "secret" not in json.dumps(described)
     learned = get_judge("learned")
@@ -83,7 +89,11 @@ def test_context_gives_the_history_judge_texts_and_data(arts94, data_dir, tmp_pa
     pairs = [(texts[m.a], texts[m.b]) for m in history[:20]]
     expected = [m.outcome_a for m in history[:20]]
     path = tmp_path / "h.jsonl"
-    path.write_text("".join(json.dumps({"match": i, "a": m.a, "b": m.b, "harder": m.harder}) + "\n" for i, m in enumerate(history[:20])))
+    path.write_text(
+        "".join(
+            json.dumps({"match": i, "a": m.a, "b": m.b, "harder": m.harder}) + "\n" for i, m in enumerate(history[:20])
+        )
+    )
     assert get_judge(f"history:{path}", context=JudgeContext(texts=texts)).compare(pairs) == expected
     with pytest.raises(ValueError, match="pool texts"):
         get_judge(f"history:{path}", context=JudgeContext(data_dir=data_dir))

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_scripts import load_script
 from scipy.special import expit
 from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
 from arts_metric.elo import ratings_from_history
 from arts_metric.features import FEATURE_NAMES, text_features
-from arts_metric.judges import PointwiseJudge, get_judge
-from arts_metric.judges import learned
-from repo_scripts import load_script
+from arts_metric.judges import PointwiseJudge, get_judge, learned
 
 REPO = Path(__file__).resolve().parent.parent
 RESOURCES = REPO / "arts_metric" / "resources"
@@ -47,8 +46,8 @@ def judge() -> learned.LearnedJudge:
 
 def test_loads_offline_with_network_blocked(no_network):
     # Drop the per-process caches so that both MiniLM and the weights load under the block.
-    learned._ENCODERS.clear()
-    learned._MODELS.clear()
+    learned.encoder._ENCODERS.clear()
+    learned.model._MODELS.clear()
     j = get_judge("learned")
     assert isinstance(j, learned.LearnedJudge) and j.name == "learned"
     s = j.score(PLAIN[:1] + HARD[:1])
@@ -219,8 +218,14 @@ def test_v2_beats_v1_in_grouped_cross_validation():
     results = meta["cv"]["results"]
     v2 = results[meta["cv"]["selected"]]
     v1 = next(m for k, m in results.items() if k.startswith("learned-1 inputs"))
-    for key in ("spearman_pooled", "spearman_arts300", "spearman_arts3000", "match_accuracy",
-                "spearman_easier_half", "match_accuracy_easier_half"):
+    for key in (
+        "spearman_pooled",
+        "spearman_arts300",
+        "spearman_arts3000",
+        "match_accuracy",
+        "spearman_easier_half",
+        "match_accuracy_easier_half",
+    ):
         assert v2[key] > v1[key], key
     assert v2["match_nll"] < v1["match_nll"]
 
@@ -242,11 +247,15 @@ def test_versions_are_selectable(judge):
 def test_compare_close_is_pair_aware_and_keeps_placement_fast(judge):
     # placement's fast path needs compare() untouched
     assert type(judge).compare is PointwiseJudge.compare
-    source = ("The committee, having deliberated extensively, ultimately acquiesced to the "
-              "proposal notwithstanding considerable reservations.")
+    source = (
+        "The committee, having deliberated extensively, ultimately acquiesced to the "
+        "proposal notwithstanding considerable reservations."
+    )
     output = "The committee talked for a long time and then agreed to the plan, but had doubts."
-    split = ("The committee deliberated extensively. It ultimately acquiesced to the proposal. "
-             "It had considerable reservations.")
+    split = (
+        "The committee deliberated extensively. It ultimately acquiesced to the proposal. "
+        "It had considerable reservations."
+    )
     assert learned.word_overlap(source, source) == 1.0
     assert learned.word_overlap(source, split) >= judge.model.close_min_overlap
     assert learned.word_overlap(PLAIN[0], HARD[0]) < judge.model.close_min_overlap
@@ -299,7 +308,7 @@ def test_custom_weights_path_and_tampering(tmp_path, judge):
     blob = bytearray(weights.read_bytes())
     blob[-100] ^= 0xFF
     weights.write_bytes(bytes(blob))
-    learned._MODELS.pop(str(copy.resolve()), None)
+    learned.model._MODELS.pop(str(copy.resolve()), None)
     with pytest.raises(ValueError, match="sha256"):
         get_judge(f"learned:{copy}")
 
@@ -326,17 +335,12 @@ def test_bad_input_and_long_texts(judge):
     assert judge.score([]).shape == (0,)
     with pytest.raises(ValueError, match="unknown option"):
         get_judge("learned", temperature=3)
-    # options given as text (a build's --rater 'learned batch_size=8') are converted by declared type
+    # options given as text (a build's --rater 'learned progress=false') are converted by declared type
     from_text = get_judge("learned", progress="false")
     assert from_text.progress is False
-    # batch_size is deprecated: accepted (and checked), warns, changes nothing
-    with pytest.warns(FutureWarning, match="batch_size no longer has any effect"):
-        old = get_judge("learned", batch_size="8")
-    np.testing.assert_array_equal(old.score(PLAIN), judge.score(PLAIN))
-    with pytest.raises(ValueError, match="batch_size"):
-        get_judge("learned", batch_size="eight")
-    with pytest.raises(ValueError, match="batch_size"):
-        learned.LearnedJudge(batch_size=0)
+    # batch_size is gone: forward passes have a shape fixed by each text's length
+    with pytest.raises(ValueError, match="unknown option.*batch_size"):
+        get_judge("learned", batch_size="8")
 
 
 def test_features():
@@ -449,7 +453,10 @@ def test_worker_processes_after_the_parent_used_the_judge(data_dir):
 
     proc = subprocess.Popen(
         [sys.executable, "-c", _FORKED_SCRIPT, str(data_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         stdout, stderr = proc.communicate(timeout=300)

@@ -6,7 +6,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from repo_scripts import load_script
 
 
@@ -57,10 +56,16 @@ def test_group_bootstrap_draws_whole_groups_and_is_seeded(bench):
 
 
 def test_fine_tune_oof_starts_from_the_frozen_ridge_moves_from_it_and_repeats_bit_for_bit(bench):
-    texts = ["The cat sat.", "We eat apples.", "Photosynthesis converts light energy into chemical energy.",
-             "The lessee shall indemnify the lessor against all claims.", "It is hot today.",
-             "Allosteric modulators attenuate receptor signalling.", "I like my dog.",
-             "The committee postponed its decision pending the audit."]
+    texts = [
+        "The cat sat.",
+        "We eat apples.",
+        "Photosynthesis converts light energy into chemical energy.",
+        "The lessee shall indemnify the lessor against all claims.",
+        "It is hot today.",
+        "Allosteric modulators attenuate receptor signalling.",
+        "I like my dog.",
+        "The committee postponed its decision pending the audit.",
+    ]
     feats = bench.text_features(texts).astype(np.float64)
     target = 1200.0 + 100.0 * feats[:, 0]  # longer = harder, in Elo points
     folds = [(np.arange(0, 8, 2), np.arange(1, 8, 2)), (np.arange(1, 8, 2), np.arange(0, 8, 2))]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from repo_scripts import load_script
 
 from arts_metric.data import Match
-from repo_scripts import load_script
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +15,11 @@ def bench():
 
 
 def test_elo_on_schedule_lets_the_higher_score_win_in_the_schedules_order(bench):
-    schedule = [Match(match=0, a=0, b=1, harder=0), Match(match=1, a=2, b=1, harder=2), Match(match=2, a=0, b=2, harder=0)]
+    schedule = [
+        Match(match=0, a=0, b=1, harder=0),
+        Match(match=1, a=2, b=1, harder=2),
+        Match(match=2, a=0, b=2, harder=0),
+    ]
     # text 1 scores highest: it wins both its matches whatever the schedule's recorded winners say
     elo = bench.elo_on_schedule(np.array([0.5, 2.0, 1.0]), schedule)
     assert elo[1] == pytest.approx(1200.0 + 8.0 + 16.0 / (1.0 + 10.0 ** (8.0 / 400.0)))

@@ -32,8 +32,14 @@ def test_max_requests_stops_cleanly_and_a_rerun_resumes(make_server, arts94, tmp
     texts, history, matches = arts94
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:200]]
     server = make_server(texts, history=history)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_requests=40, concurrency=16, progress=False,
-                      hedges=0)  # no duplicates of slow requests: exact counts on a loaded machine
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}",
+        cache_dir=str(tmp_path),
+        max_requests=40,
+        concurrency=16,
+        progress=False,
+        hedges=0,
+    )  # no duplicates of slow requests: exact counts on a loaded machine
     with pytest.warns(RuntimeWarning, match="budget reached"):
         decisions = judge.compare(pairs)
     assert server.chat_requests == judge.stats.requests == 40
@@ -57,8 +63,13 @@ def test_max_cost_is_never_exceeded(make_server, arts94, tmp_path):
     server = make_server(texts, history=history)
     # $10 / $30 per million tokens; a pairwise request here costs about $0.002.
     judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_cost=0.15, price_in=10.0, price_out=30.0,
-        concurrency=8, progress=False,
+        f"openai:{GPT4}@{server.base_url}",
+        cache_dir=str(tmp_path),
+        max_cost=0.15,
+        price_in=10.0,
+        price_out=30.0,
+        concurrency=8,
+        progress=False,
     )
     with pytest.warns(RuntimeWarning, match="max_cost"):
         decisions = judge.compare(pairs)
@@ -84,7 +95,9 @@ def test_budget_validation():
 def test_usage_tokens_are_reported_in_the_result(make_server, arts94, tmp_path):
     texts, history, matches = arts94
     server = make_server(texts, history=history)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), price_in=1.0, price_out=2.0, progress=False)
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), price_in=1.0, price_out=2.0, progress=False
+    )
     judge.compare([(texts[m.a], texts[m.b]) for m in matches[:30]])
     report = judge.report()
     assert report["prompt_tokens"] == server.prompt_tokens > 30 * 100
@@ -138,8 +151,13 @@ def test_coin_flip_never_stands_in_for_a_judgment_not_asked(make_server, arts94,
     server = make_server(texts, pointwise={i: "0.5" for i in range(94)})
     server.faults.rate_unusable = 1.0
     judge = get_judge(
-        f"openai:m@{server.base_url}", strategy="pointwise", invalid="coin_flip", max_requests=2, max_reasks=0,
-        cache_dir=str(tmp_path), progress=False,
+        f"openai:m@{server.base_url}",
+        strategy="pointwise",
+        invalid="coin_flip",
+        max_requests=2,
+        max_reasks=0,
+        cache_dir=str(tmp_path),
+        progress=False,
     )
     with pytest.warns(RuntimeWarning, match="budget reached"):
         decisions = judge.compare([(texts[0], texts[1]), (texts[2], texts[3])])
@@ -151,7 +169,9 @@ def test_coin_flip_never_stands_in_for_a_judgment_not_asked(make_server, arts94,
 def test_listwise_batch_not_asked_is_not_invalid(make_server, arts94, tmp_path):
     texts, _, _ = arts94
     server = make_server(texts)
-    judge = get_judge(f"openai:m@{server.base_url}", strategy="listwise", max_requests=0, cache_dir=str(tmp_path), progress=False)
+    judge = get_judge(
+        f"openai:m@{server.base_url}", strategy="listwise", max_requests=0, cache_dir=str(tmp_path), progress=False
+    )
     with pytest.warns(RuntimeWarning, match="budget reached"):
         latent = judge.score(texts[:10])
     assert all(x != x for x in latent)  # all NaN

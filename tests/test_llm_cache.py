@@ -18,13 +18,30 @@ from arts_metric.llm.cache import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE = dict(model="m", strategy="pairwise", prompt_version="arts_pairwise/v1:abc", params={"temperature": 0.0}, texts=("x", "y"))
+BASE = dict(
+    model="m",
+    strategy="pairwise",
+    prompt_version="arts_pairwise/v1:abc",
+    params={"temperature": 0.0},
+    texts=("x", "y"),
+)
 
 
 def _put(cache: JudgmentCache, key: str, value, valid=True) -> None:
     cache.put(
-        key, model="m", strategy="pairwise", prompt_version="v", params={"temperature": 0.0}, texts=("x", "y"),
-        endpoint="http://h/v1", answer=str(value), value=value, valid=valid, requests=1, prompt_tokens=3, completion_tokens=1,
+        key,
+        model="m",
+        strategy="pairwise",
+        prompt_version="v",
+        params={"temperature": 0.0},
+        texts=("x", "y"),
+        endpoint="http://h/v1",
+        answer=str(value),
+        value=value,
+        valid=valid,
+        requests=1,
+        prompt_tokens=3,
+        completion_tokens=1,
     )
 
 
@@ -75,7 +92,10 @@ def test_two_processes_write_the_same_file_at_once(tmp_path):
         "              endpoint='e', answer=tag, value=tag, valid=True, requests=1, prompt_tokens=1, completion_tokens=1)\n"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path), tag], env=env, stderr=subprocess.PIPE) for tag in "ab"]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path), tag], env=env, stderr=subprocess.PIPE)
+        for tag in "ab"
+    ]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err.decode()[-2000:]
@@ -133,7 +153,9 @@ def test_other_model_or_prompt_version_asks_again_the_same_judge_does_not(tmp_pa
 
     def new_requests(spec: str, **options) -> tuple[int, list]:
         before = server.chat_requests
-        judge = get_judge(f"{spec}@{server.base_url}", cache_dir=cache, progress=False, hedges=0, **options)  # exact counts
+        judge = get_judge(
+            f"{spec}@{server.base_url}", cache_dir=cache, progress=False, hedges=0, **options
+        )  # exact counts
         try:
             answers = judge.compare(pairs)
         finally:
@@ -167,13 +189,24 @@ def test_keys_stay_those_of_schema_1_so_old_caches_keep_answering():
     import hashlib
     import json
 
-    payload = {"schema": 1, "model": "gpt-4o", "strategy": "pairwise", "prompt": "arts_pairwise/v1:abc",
-               "params": {"max_tokens": 8, "temperature": 0.0}, "texts": ["Café au lait.", "Straße"],
-               "extra": {"topic": "médical"}}
+    payload = {
+        "schema": 1,
+        "model": "gpt-4o",
+        "strategy": "pairwise",
+        "prompt": "arts_pairwise/v1:abc",
+        "params": {"max_tokens": 8, "temperature": 0.0},
+        "texts": ["Café au lait.", "Straße"],
+        "extra": {"topic": "médical"},
+    }
     canonical = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    key = judgment_key(model="gpt-4o", strategy="pairwise", prompt_version="arts_pairwise/v1:abc",
-                       params={"temperature": 0.0, "max_tokens": 8}, texts=("Café au lait.", "Straße"),
-                       extra={"topic": "médical"})
+    key = judgment_key(
+        model="gpt-4o",
+        strategy="pairwise",
+        prompt_version="arts_pairwise/v1:abc",
+        params={"temperature": 0.0, "max_tokens": 8},
+        texts=("Café au lait.", "Straße"),
+        extra={"topic": "médical"},
+    )
     assert key == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -187,9 +220,21 @@ def test_get_many_finds_every_key_of_a_long_list(tmp_path):
 
 def test_texts_are_stored_readable_and_fields_by_keyword_only(tmp_path):
     with JudgmentCache.in_dir(tmp_path) as cache:
-        cache.put("k", model="m", strategy="pairwise", prompt_version="v", params={}, texts=("Café", "Straße"),
-                  endpoint="http://h/v1", answer="A", value="A", valid=True, requests=1, prompt_tokens=1,
-                  completion_tokens=1)
+        cache.put(
+            "k",
+            model="m",
+            strategy="pairwise",
+            prompt_version="v",
+            params={},
+            texts=("Café", "Straße"),
+            endpoint="http://h/v1",
+            answer="A",
+            value="A",
+            valid=True,
+            requests=1,
+            prompt_tokens=1,
+            completion_tokens=1,
+        )
         with pytest.raises(TypeError):
             cache.put("k2", "m", "pairwise", "v", {}, ("a", "b"), "http://h/v1", "A", "A", True, 1, 1, 1)
     conn = sqlite3.connect(tmp_path / CACHE_FILE)

@@ -47,8 +47,13 @@ def test_1000_matches_with_10pct_failures_and_5pct_unusable(make_server, job, tm
     server = make_server(texts, history=history, faults=faults)
     # No hedges: the counts below are exact (a duplicate of a request slowed by a loaded machine would add one).
     judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), concurrency=32, max_retries=10, max_reasks=5,
-        hedges=0, **FAST,
+        f"openai:{GPT4}@{server.base_url}",
+        cache_dir=str(tmp_path),
+        concurrency=32,
+        max_retries=10,
+        max_reasks=5,
+        hedges=0,
+        **FAST,
     )
     decisions = judge.compare(pairs)
     # Every decision recorded, and each is the recorded one.
@@ -64,7 +69,9 @@ def test_1000_matches_with_10pct_failures_and_5pct_unusable(make_server, job, tm
     with sqlite3.connect(tmp_path / CACHE_FILE) as conn:
         assert conn.execute("SELECT COUNT(*), SUM(valid) FROM judgments").fetchone() == (1000, 1000)
         # Each row counts its own requests and tokens, not those of the other items in flight.
-        row = conn.execute("SELECT SUM(requests), SUM(prompt_tokens), SUM(completion_tokens), MIN(requests) FROM judgments").fetchone()
+        row = conn.execute(
+            "SELECT SUM(requests), SUM(prompt_tokens), SUM(completion_tokens), MIN(requests) FROM judgments"
+        ).fetchone()
     assert row == (server.chat_requests, server.prompt_tokens, server.completion_tokens, 1)
 
 
@@ -85,7 +92,9 @@ def test_killed_job_resumes_from_the_cache(make_server, job, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
         [sys.executable, "-c", script, str(pairs_file), server.base_url, str(cache_dir)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     db = cache_dir / CACHE_FILE
     deadline = time.monotonic() + 120
@@ -133,7 +142,9 @@ def test_retry_after_is_honoured(make_server, job, tmp_path):
 def test_timeouts_are_retried(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     server = make_server(texts, history=history, faults=Faults(rate_timeout=0.2, hang=1.0, seed=3))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), timeout=0.25, concurrency=16, **FAST)
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), timeout=0.25, concurrency=16, **FAST
+    )
     decisions = judge.compare(pairs[:60])
     assert decisions == [m.outcome_a for m in matches[:60]]
     assert server.stats["timeouts"] > 0 and judge.stats.retried >= server.stats["timeouts"]
@@ -167,7 +178,9 @@ def test_fatal_errors_stop_the_job_without_leaking_the_key(make_server, job, tmp
     with pytest.raises(EndpointError, match="401") as err:
         wrong.compare(pairs[:5])
     assert "sk-wrong-key-456" not in str(err.value)
-    unknown = get_judge(f"openai:no-such-model@{server.base_url}", api_key="sk-right-key-123", cache_dir=str(tmp_path), **FAST)
+    unknown = get_judge(
+        f"openai:no-such-model@{server.base_url}", api_key="sk-right-key-123", cache_dir=str(tmp_path), **FAST
+    )
     with pytest.raises(EndpointError, match="404.*no-such-model"):
         unknown.compare(pairs[:5])
 

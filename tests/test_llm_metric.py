@@ -59,7 +59,7 @@ def test_listwise_judge_ranks_newcomers_together_with_the_pool(make_server, data
     assert max(out["arts"]) < 0.1
 
 
-# --- every input and option is checked before the first paid request (issues 10 and 11) ---
+# --- every input and option is checked before the first paid request ---
 
 OWN_POOL = [  # self-written, unrated: the judge must rate it first, which costs requests
     "The sun is hot.",
@@ -93,8 +93,13 @@ def test_bad_input_sends_no_request(make_server, tmp_path, monkeypatch, bad, mat
     server = make_server(OWN_POOL + OUTPUTS)
     monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
     metric = evaluate.load(str(module_script_path()))
-    args = {"predictions": OUTPUTS, "pool": [{"text": t} for t in OWN_POOL],
-            "judge": f"openai:m@{server.base_url}", "judge_options": {"progress": False}, "formulas": []}
+    args = {
+        "predictions": OUTPUTS,
+        "pool": [{"text": t} for t in OWN_POOL],
+        "judge": f"openai:m@{server.base_url}",
+        "judge_options": {"progress": False},
+        "formulas": [],
+    }
     with pytest.raises(ValueError, match=match):
         metric.compute(**{**args, **bad})
     assert server.chat_requests == 0
@@ -107,12 +112,19 @@ def test_load_time_llm_judge_reports_each_calls_own_requests(make_server, tmp_pa
     """A judge built once by evaluate.load serves every compute(); judge_stats are per call."""
     server = make_server(OWN_POOL + OUTPUTS)
     monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
-    metric = evaluate.load(str(module_script_path()), judge=f"openai:m@{server.base_url}",
-                           judge_options={"progress": False}, pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
-                           formulas=[])
+    metric = evaluate.load(
+        str(module_script_path()),
+        judge=f"openai:m@{server.base_url}",
+        judge_options={"progress": False},
+        pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
+        formulas=[],
+    )
     assert server.chat_requests == 0  # building the judge and pool sends nothing
     first = metric.compute(predictions=OUTPUTS)
-    assert first["judge"] == f"openai:m@{server.base_url}" and first["judge_stats"]["requests"] == server.chat_requests > 0
+    assert (
+        first["judge"] == f"openai:m@{server.base_url}"
+        and first["judge_stats"]["requests"] == server.chat_requests > 0
+    )
     again = metric.compute(predictions=OUTPUTS)  # from the cache
     assert again["judge_stats"]["requests"] == 0 and again["arts"] == pytest.approx(first["arts"])
 
@@ -125,9 +137,14 @@ def test_no_usable_answer_gives_none_not_nan(make_server, tmp_path, monkeypatch)
     server = make_server(OWN_POOL + OUTPUTS, faults=Faults(rate_unusable=1.0))
     monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
     metric = evaluate.load(str(module_script_path()))
-    out = metric.compute(predictions=OUTPUTS, sources=OUTPUTS[::-1], human_scores=[1, 2, 3],
-                         pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
-                         judge=f"openai:m@{server.base_url}", judge_options={"progress": False, "max_reasks": 0})
+    out = metric.compute(
+        predictions=OUTPUTS,
+        sources=OUTPUTS[::-1],
+        human_scores=[1, 2, 3],
+        pool=[{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)],
+        judge=f"openai:m@{server.base_url}",
+        judge_options={"progress": False, "max_reasks": 0},
+    )
     assert server.chat_requests > 0 and out["invalid"] > 0
     strict = json.loads(json.dumps(out, allow_nan=False))
     assert strict["arts"] == [None] * 3 and strict["arts_mean"] is None and strict["arts_delta_mean"] is None

@@ -29,8 +29,20 @@ CEFR_EXAMPLES = [("One two.", "A1"), ("Three four five.", "B2")]
 
 #: The hand-kept list a build used before the metadata existed (its LLM part).
 OLD_OPERATIONAL = {
-    "concurrency", "timeout", "max_retries", "max_reasks", "backoff_base", "backoff_max", "progress",
-    "cache", "cache_dir", "retry_invalid", "max_requests", "max_cost", "price_in", "price_out",
+    "concurrency",
+    "timeout",
+    "max_retries",
+    "max_reasks",
+    "backoff_base",
+    "backoff_max",
+    "progress",
+    "cache",
+    "cache_dir",
+    "retry_invalid",
+    "max_requests",
+    "max_cost",
+    "price_in",
+    "price_out",
 }
 
 
@@ -57,7 +69,7 @@ def test_every_option_declares_its_kind_and_help():
 
 
 def test_operational_options_are_the_transport_fields():
-    # The old list plus the hedging options added since (issue 10): transport too.
+    # The old list plus the hedging options added since: transport too.
     assert TRANSPORT_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after"}
     assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after", "base_url", "api_key"}
 
@@ -93,8 +105,17 @@ def test_cache_key_parameters_match_the_old_explicit_list(settings):
 def test_transport_options_change_neither_name_nor_keys():
     base = get_judge(f"openai:m@{URL}?strategy=pointwise")
     busy = get_judge(
-        f"openai:m@{URL}?strategy=pointwise", concurrency=2, timeout=5, max_retries=0, max_reasks=0, cache=False,
-        retry_invalid=True, max_requests=10, progress=False, backoff_base=1, backoff_max=2,
+        f"openai:m@{URL}?strategy=pointwise",
+        concurrency=2,
+        timeout=5,
+        max_retries=0,
+        max_reasks=0,
+        cache=False,
+        retry_invalid=True,
+        max_requests=10,
+        progress=False,
+        backoff_base=1,
+        backoff_max=2,
     )
     assert (busy.name, busy.score_key, busy.params) == (base.name, base.score_key, base.params)
     assert get_judge(f"openai:m@{URL}?temperature=0.7").name == get_judge(f"openai:m@{URL}").name
@@ -112,8 +133,10 @@ def test_transport_options_change_neither_name_nor_keys():
         ("?strategy=cefr", "?strategy=cefr&k=5"),  # k: always named for cefr
         ("?strategy=listwise&batch_size=10", "?strategy=listwise"),
         ("?temperature=0.5&invalid=coin_flip&rng_seed=3", ""),
-        ("?strategy=pairwise_expert&persona=law&both_orders=1&concurrency=2",
-         "?strategy=pairwise_expert&persona=law&both_orders=true"),
+        (
+            "?strategy=pairwise_expert&persona=law&both_orders=1&concurrency=2",
+            "?strategy=pairwise_expert&persona=law&both_orders=true",
+        ),
     ],
 )
 def test_judge_names_are_unchanged(query, name):
@@ -140,8 +163,9 @@ def test_cache_keys_of_existing_entries_are_unchanged(make_server, tmp_path):
     runs = {
         "pairwise": lambda d: get_judge(spec, cache_dir=d, **kw).compare([(A, B)]),
         "persona": lambda d: get_judge(spec + "?persona=medical", cache_dir=d, **kw).compare([(A, B)]),
-        "sampling": lambda d: get_judge(spec + "?temperature=0.7&seed=3&max_tokens=20&top_p=0.9", cache_dir=d, **kw)
-        .compare([(A, B)]),
+        "sampling": lambda d: get_judge(
+            spec + "?temperature=0.7&seed=3&max_tokens=20&top_p=0.9", cache_dir=d, **kw
+        ).compare([(A, B)]),
         "both_orders_reversed": lambda d: get_judge(spec + "?both_orders=true", cache_dir=d, **kw).compare([(A, B)]),
         "pointwise": lambda d: get_judge(spec + "?strategy=pointwise", cache_dir=d, **kw).score([A]),
         "ease_1to5": lambda d: get_judge(spec + "?strategy=ease_1to5&style=simple", cache_dir=d, **kw).score([A]),

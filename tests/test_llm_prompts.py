@@ -121,14 +121,23 @@ def test_letter_accepts_formatting_noise(answer):
     assert parse_letter(answer) in ("A", "B")
 
 
-@pytest.mark.parametrize("answer", ["", "C", "AB", "A or B", "Text B is easier to understand.", "Both", "I think A", None])
+@pytest.mark.parametrize(
+    "answer", ["", "C", "AB", "A or B", "Text B is easier to understand.", "Both", "I think A", None]
+)
 def test_letter_rejects_talk(answer):
     with pytest.raises(UnusableAnswer):
         parse_letter(answer)
 
 
 def test_unit_score():
-    for answer, value in [("0.35", 0.35), (" .5 ", 0.5), ("1", 1.0), ("0.0.", 0.0), ("Score: 0.7", 0.7), ("**0.2**", 0.2)]:
+    for answer, value in [
+        ("0.35", 0.35),
+        (" .5 ", 0.5),
+        ("1", 1.0),
+        ("0.0.", 0.0),
+        ("Score: 0.7", 0.7),
+        ("**0.2**", 0.2),
+    ]:
         assert parse_unit_score(answer) == value
     for bad in ["1.5", "-0.1", "0.3 or 0.4", "about 0.5", "nan", "", "0,5"]:
         with pytest.raises(UnusableAnswer):
@@ -139,7 +148,13 @@ def test_rating_with_reason():
     assert parse_rating_with_reason('{"answer": 4, "reason": "Clear."}') == (4.0, "Clear.")
     assert parse_rating_with_reason('```json\n{"score": "2", "reason": "Jargon."}\n```') == (2.0, "Jargon.")
     assert parse_rating_with_reason("Answer: 4.5\nReason: short sentences") == (4.5, "short sentences")
-    for bad in ['{"answer": 6, "reason": "x"}', '{"answer": 3}', '{"answer": 3.3, "reason": "x"}', "4", '{"answer": true, "reason": "x"}']:
+    for bad in [
+        '{"answer": 6, "reason": "x"}',
+        '{"answer": 3}',
+        '{"answer": 3.3, "reason": "x"}',
+        "4",
+        '{"answer": true, "reason": "x"}',
+    ]:
         with pytest.raises(UnusableAnswer):
             parse_rating_with_reason(bad)
 

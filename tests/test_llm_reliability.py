@@ -1,4 +1,4 @@
-"""Issue 10 against the real HTTP test server: a text's score depends on the text
+"""Reliability against the real HTTP test server: a text's score depends on the text
 alone (not on its companions, the batch size or the number of processes), a
 transient fault is never a judgment (retried, never cached, counted as failed,
 completed by a rerun), stragglers hold up no other text, and pointwise
@@ -42,7 +42,9 @@ def arts94(data_dir):
 def _judge(server: ReplayServer, tmp_path, **options) -> Judge:
     # No hedges unless a test asks: request counts stay exact on a loaded machine, where an
     # answer may take over the 1 s after which a straggling request is duplicated.
-    return get_judge(f"openai:m@{server.base_url}", cache_dir=str(tmp_path / "cache"), **{**FAST, "hedges": 0, **options})
+    return get_judge(
+        f"openai:m@{server.base_url}", cache_dir=str(tmp_path / "cache"), **{**FAST, "hedges": 0, **options}
+    )
 
 
 # -- a text's score depends on the text alone -------------------------------------
@@ -91,8 +93,12 @@ def test_score_dataset_is_the_same_for_any_batch_size_and_process_count(make_ser
     texts, rows = arts94
     server = make_server(texts, unknown_noise=NOISE)
     ds = datasets.Dataset.from_dict({"text": texts[:8]})
-    kw = dict(judge=f"openai:m@{server.base_url}", judge_options={"cache_dir": str(tmp_path), **FAST},
-              pool=rows, placement=method)
+    kw = dict(
+        judge=f"openai:m@{server.base_url}",
+        judge_options={"cache_dir": str(tmp_path), **FAST},
+        pool=rows,
+        placement=method,
+    )
     big = score_dataset(ds, batch_size=1024, **kw)
     small = score_dataset(ds, batch_size=2, **kw)
     for column in ("arts", "arts_elo", "interval", "judge_calls"):
@@ -177,7 +183,9 @@ def test_replies_without_an_answer_are_retried_and_never_cached(make_server, job
     assert server.stats["empty_choices"] > 5 and server.stats["null_content"] > 5
     assert judge.stats.retried == faults and judge.stats.invalid == 0 and judge.stats.extra["reasked"] == 0
     with JudgmentCache.in_dir(tmp_path) as cache:
-        assert cache.count() == 100 and all(h.valid for h in cache.get_many(judge._item(a, b).key for a, b in pairs).values())
+        assert cache.count() == 100 and all(
+            h.valid for h in cache.get_many(judge._item(a, b).key for a, b in pairs).values()
+        )
 
     # A reply that never carries an answer: failed after the retries, not cached, asked again next run.
     eight = [(texts[m.a], texts[m.b]) for m in matches[100:108]]
@@ -205,12 +213,17 @@ def test_the_model_answer_is_read_and_a_missing_one_is_a_fault():
     assert _read_completion({"choices": [{"message": {"content": ""}}]})[2] == ""  # an (unusable) answer
     refusal = {"choices": [{"message": {"content": None, "refusal": "I can't help with that."}}]}
     assert _read_completion(refusal)[2] == "I can't help with that."  # the model's own answer
-    for body, why in (({"choices": []}, "no choices"), ({"usage": {}}, "no choices"),
-                      ({"choices": [{"message": {"content": None}, "finish_reason": "length"}]}, "content: null")):
+    for body, why in (
+        ({"choices": []}, "no choices"),
+        ({"usage": {}}, "no choices"),
+        ({"choices": [{"message": {"content": None}, "finish_reason": "length"}]}, "content: null"),
+    ):
         _, _, text, missing = _read_completion(body)
         assert text is None and why in missing
-    assert "finish_reason 'length'" in _read_completion(
-        {"choices": [{"message": {"content": None}, "finish_reason": "length"}]})[3]
+    assert (
+        "finish_reason 'length'"
+        in _read_completion({"choices": [{"message": {"content": None}, "finish_reason": "length"}]})[3]
+    )
 
 
 def test_a_late_failure_neither_aborts_nor_becomes_a_judgment(make_server, job, tmp_path):
@@ -248,8 +261,9 @@ def test_a_failed_text_is_counted_and_a_rerun_completes_it(make_server, arts94, 
     from arts_metric.scoring import score_texts
 
     with pytest.warns(RuntimeWarning, match="failed"):
-        out = score_texts(news, judge=judge, pool=rows, placement="adaptive",
-                          placement_options={"target_width": 0.3}, formulas=[])
+        out = score_texts(
+            news, judge=judge, pool=rows, placement="adaptive", placement_options={"target_width": 0.3}, formulas=[]
+        )
     assert out["arts"][2] is None and out["failed"] == 1 and out["invalid"] == 0
 
     # The fault is gone: a rerun asks only what is missing and gives the reference scores.
@@ -259,7 +273,9 @@ def test_a_failed_text_is_counted_and_a_rerun_completes_it(make_server, arts94, 
     done = place_texts(news, rerun, pool_from_rows(rows), config)
     np.testing.assert_array_equal(done["arts"], reference["arts"])
     # Exactly the failed text's calls are sent (it failed on its first pair); the rest is cached.
-    assert done["failed"] == 0 and server.chat_requests - before == rerun.stats.requests == reference["calls_per_text"][2]
+    assert (
+        done["failed"] == 0 and server.chat_requests - before == rerun.stats.requests == reference["calls_per_text"][2]
+    )
 
 
 def test_budget_left_texts_incomplete_not_invalid(make_server, arts94, tmp_path):
@@ -329,7 +345,9 @@ def test_pointwise_placement_counts_and_caches_the_pool_scores(make_server, arts
     # A pool text without an answer leaves every newcomer incomplete; the next call asks only it.
     server.faults.by_text = {texts[40].strip(): "500"}
     fresh = tmp_path / "fresh"
-    judge3 = get_judge(f"openai:m@{server.base_url}", strategy="pointwise", cache_dir=str(fresh), max_retries=1, hedges=0, **FAST)
+    judge3 = get_judge(
+        f"openai:m@{server.base_url}", strategy="pointwise", cache_dir=str(fresh), max_retries=1, hedges=0, **FAST
+    )
     pool3 = pool_from_rows(rows)
     with pytest.warns(RuntimeWarning, match="1 of 74 judgments failed"):
         broken = place_texts(news, judge3, pool3, ScoringConfig())

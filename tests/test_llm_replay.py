@@ -46,7 +46,9 @@ def _first_answer_per_ordered_pair(history):
 
 def _replay(make_server, texts, history, tmp_path, model, **options):
     server = make_server(texts, history=history, model=model)
-    judge = get_judge(f"openai:{model}@{server.base_url}", cache_dir=str(tmp_path), progress=False, concurrency=32, **options)
+    judge = get_judge(
+        f"openai:{model}@{server.base_url}", cache_dir=str(tmp_path), progress=False, concurrency=32, **options
+    )
     pairs = [(texts[m.a], texts[m.b]) for m in history]
     decisions = judge.compare(pairs)
     return server, judge, decisions
@@ -54,8 +56,14 @@ def _replay(make_server, texts, history, tmp_path, model, **options):
 
 @pytest.mark.parametrize(
     "model, run",
-    [(GPT4, "pairwise-run1"), (GPT4, "pairwise-run2"), (GPT35, "pairwise-run1"), (GPT35, "pairwise-run2"),
-     (GPT35, "pairwise-run3"), (GPT35, "pairwise-run4")],
+    [
+        (GPT4, "pairwise-run1"),
+        (GPT4, "pairwise-run2"),
+        (GPT35, "pairwise-run1"),
+        (GPT35, "pairwise-run2"),
+        (GPT35, "pairwise-run3"),
+        (GPT35, "pairwise-run4"),
+    ],
 )
 def test_pairwise_replay_gives_the_history_elo(make_server, arts94, data_dir, tmp_path, model, run):
     texts, gold = arts94
@@ -91,7 +99,9 @@ def test_pointwise_replay_gpt4_and_gpt35(make_server, arts94, data_dir, tmp_path
     for model in (GPT4, GPT35):
         recorded = arts_data.load_pointwise("arts94", model, data_dir)
         server = make_server(texts, pointwise={r["index"]: r["answer"] for r in recorded}, model=model)
-        judge = get_judge(f"openai:{model}@{server.base_url}", strategy="pointwise", cache_dir=str(tmp_path), progress=False)
+        judge = get_judge(
+            f"openai:{model}@{server.base_url}", strategy="pointwise", cache_dir=str(tmp_path), progress=False
+        )
         assert isinstance(judge, OpenAIPointwiseJudge)
         latent = judge.score(texts)
         assert server.stats["kind_pointwise"] == 94 and server.stats["unknown_texts"] == 0
@@ -128,7 +138,9 @@ def test_listwise_replay_gpt4(make_server, arts94, data_dir, tmp_path):
 def test_pairwise_expert_sends_the_topic(make_server, arts94, data_dir, tmp_path):
     texts, _ = arts94
     history = arts_data.load_history("arts94", GPT4, "pairwise-run1", data_dir)[:60]
-    server, judge, decisions = _replay(make_server, texts, history, tmp_path, GPT4, strategy="pairwise_expert", persona="medical")
+    server, judge, decisions = _replay(
+        make_server, texts, history, tmp_path, GPT4, strategy="pairwise_expert", persona="medical"
+    )
     assert server.topics == {"medical": server.chat_requests}
     assert decisions == [m.outcome_a for m in _first_answer_per_ordered_pair(history)]
     assert judge.name.endswith("persona=medical")
@@ -143,7 +155,9 @@ def test_ease_1to5_answers_with_reasons(make_server, arts94, data_dir, tmp_path,
     texts = pool[:30]
     recorded = {r["index"]: r["answer"] for r in arts_data.load_pointwise("arts94", GPT4, data_dir)}
     server = make_server(pool, pointwise=recorded)
-    judge = get_judge(f"openai:m@{server.base_url}", strategy="ease_1to5", style=style, cache_dir=str(tmp_path), progress=False)
+    judge = get_judge(
+        f"openai:m@{server.base_url}", strategy="ease_1to5", style=style, cache_dir=str(tmp_path), progress=False
+    )
     values = judge.rate(texts)
     assert server.stats["kind_ease"] == 30
     # The server rates ease = round(5 - 4 * recorded score); the judge maps back to "higher = harder".
@@ -163,7 +177,9 @@ def test_cefr_with_k_examples(make_server, arts94, data_dir, tmp_path):
     recorded = {r["index"]: r["answer"] for r in arts_data.load_pointwise("arts94", GPT4, data_dir)}
     examples = [(texts[i], ["A1", "A2", "B1", "B2", "C1", "C2"][i % 6]) for i in range(60, 70)]
     server = make_server(texts, pointwise=recorded)
-    judge = get_judge(f"openai:m@{server.base_url}", strategy="cefr", examples=examples, k=3, cache_dir=str(tmp_path), progress=False)
+    judge = get_judge(
+        f"openai:m@{server.base_url}", strategy="cefr", examples=examples, k=3, cache_dir=str(tmp_path), progress=False
+    )
     levels = judge.rate(texts[:20])
     assert levels == [1 + round(5 * float(recorded[i])) for i in range(20)]
     prompt = server.last_prompts[-1]

@@ -38,7 +38,9 @@ def test_parse_spec_forms():
     assert parse_spec("gpt-4o") == ("gpt-4o", None, {})
     assert parse_spec("llama3.1:8b@http://localhost:11434/v1") == ("llama3.1:8b", "http://localhost:11434/v1", {})
     assert parse_spec("m@https://h:8000/v1?strategy=pointwise&concurrency=8") == (
-        "m", "https://h:8000/v1", {"strategy": "pointwise", "concurrency": "8"}
+        "m",
+        "https://h:8000/v1",
+        {"strategy": "pointwise", "concurrency": "8"},
     )
     assert parse_spec("org/model@v2?persona=medical") == ("org/model@v2", None, {"persona": "medical"})
     for bad in ("", "?strategy=x", "m?strategy", "has space", "m?a=1&a=2"):
@@ -71,10 +73,18 @@ def test_env_endpoint_and_explicit_override_end_to_end(make_server, arts94, tmp_
     # Explicit arguments win: a dead URL in the environment does not matter.
     other = make_server(texts, history=history, api_key="sk-arg")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    judge = get_judge(f"openai:{GPT4}", base_url=other.base_url, api_key="sk-arg", cache_dir=str(tmp_path / "b"), progress=False)
+    judge = get_judge(
+        f"openai:{GPT4}", base_url=other.base_url, api_key="sk-arg", cache_dir=str(tmp_path / "b"), progress=False
+    )
     assert judge.compare(pairs) == [m.outcome_a for m in history[:5]] and other.chat_requests == 5
     # The base_url argument also wins over the spec's @URL.
-    judge = get_judge("openai:x@http://127.0.0.1:9/v1", base_url=other.base_url, api_key="sk-arg", cache_dir=str(tmp_path / "c"), progress=False)
+    judge = get_judge(
+        "openai:x@http://127.0.0.1:9/v1",
+        base_url=other.base_url,
+        api_key="sk-arg",
+        cache_dir=str(tmp_path / "c"),
+        progress=False,
+    )
     assert judge.endpoint.base_url == other.base_url
 
 
@@ -145,12 +155,16 @@ def test_both_orders_combines_and_reports_inconsistency(make_server, arts94, tmp
     pairs = [(texts[m.a], texts[m.b]) for m in unique]
     # An unbiased server answers both orders from the same record: no inconsistency.
     server = make_server(texts, history=history)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path / "a"), both_orders=True, progress=False)
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path / "a"), both_orders=True, progress=False
+    )
     assert judge.compare(pairs) == [m.outcome_a for m in unique]
     assert server.chat_requests == 2 * len(pairs) and judge.stats.extra["order_inconsistency_rate"] == 0.0
     # A position-biased server (answers "A" to 30% of prompts): contradictions are detected and become draws.
     biased = make_server(texts, history=history, faults=Faults(position_bias=0.3))
-    judge = get_judge(f"openai:{GPT4}@{biased.base_url}", cache_dir=str(tmp_path / "b"), both_orders=True, progress=False)
+    judge = get_judge(
+        f"openai:{GPT4}@{biased.base_url}", cache_dir=str(tmp_path / "b"), both_orders=True, progress=False
+    )
     decisions = judge.compare(pairs)
     draws = sum(d == 0.5 for d in decisions)
     ex = judge.stats.extra

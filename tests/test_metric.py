@@ -9,11 +9,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import evaluate
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
-
-import evaluate
 
 from arts_metric.data import load_history, load_pool_rows
 from arts_metric.elo import ratings_from_history
@@ -82,7 +81,9 @@ def test_module_docstring_examples_run(tmp_path):
     """The module script's docstring examples run as doctests (as `evaluate` runs its own
     metrics'), in a fresh offline interpreter where `arts register` made "arts" loadable."""
     env = _offline_env(tmp_path)
-    subprocess.run([str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path)
+    subprocess.run(
+        [str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path
+    )
     code = textwrap.dedent(
         """
         import doctest, importlib.util, json
@@ -94,7 +95,9 @@ def test_module_docstring_examples_run(tmp_path):
         print(json.dumps({"attempted": result.attempted, "failed": result.failed}))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     examples = sum(line.lstrip().startswith(">>> ") for line in module_script_path().read_text().splitlines())

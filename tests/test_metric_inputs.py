@@ -1,13 +1,12 @@
-"""ARTS inside a simplification evaluation (issue 11), through the real ``evaluate``:
+"""ARTS inside a simplification evaluation, through the real ``evaluate``:
 inputs streamed with add/add_batch, references, ``evaluate.combine`` with a module of
 SARI's signature, and settings given to ``evaluate.load``."""
 
 from __future__ import annotations
 
+import evaluate
 import pytest
 from sari_signature import write_sari
-
-import evaluate
 
 from arts_metric.judges import Judge
 from arts_metric.registry import module_script_path
@@ -65,8 +64,11 @@ def test_references_give_reference_arts(metric, direct):
 def test_streamed_inputs_give_the_same_result(metric, direct):
     """add_batch with sources used to fail ("Bad inputs ... ['sources']")."""
     for start in range(0, 3, 2):
-        metric.add_batch(predictions=PREDICTIONS[start : start + 2], sources=SOURCES[start : start + 2],
-                         references=REFERENCES[start : start + 2])
+        metric.add_batch(
+            predictions=PREDICTIONS[start : start + 2],
+            sources=SOURCES[start : start + 2],
+            references=REFERENCES[start : start + 2],
+        )
     _same_scores(metric.compute(), direct)
     for p, s, r in zip(PREDICTIONS, SOURCES, REFERENCES):
         metric.add(prediction=p, source=s, references=r)
@@ -106,8 +108,11 @@ def test_combine_with_a_sari_signature_module(tmp_path, metric, direct):
     assert 0.0 <= out["sari"] <= 100.0
     _same_scores(out, direct)
     for start in range(0, 3, 2):  # streamed through the combination
-        both.add_batch(sources=SOURCES[start : start + 2], predictions=PREDICTIONS[start : start + 2],
-                       references=REFERENCES[start : start + 2])
+        both.add_batch(
+            sources=SOURCES[start : start + 2],
+            predictions=PREDICTIONS[start : start + 2],
+            references=REFERENCES[start : start + 2],
+        )
     streamed = both.compute()
     assert streamed["sari"] == pytest.approx(out["sari"])
     _same_scores(streamed, direct)
@@ -121,7 +126,9 @@ def test_config_name_selects_the_pool():
     assert out["pool"] == "arts300"
     assert out["arts"] == pytest.approx(score_texts(PREDICTIONS, pool="arts300", formulas=[])["arts"])
     assert m.compute(predictions=PREDICTIONS, pool="arts3000", formulas=[])["pool"] == "arts3000"
-    with pytest.raises(ValueError, match="unknown configuration 'arts9' of 'arts'; valid: default, arts94, arts300, arts3000"):
+    with pytest.raises(
+        ValueError, match="unknown configuration 'arts9' of 'arts'; valid: default, arts94, arts300, arts3000"
+    ):
         evaluate.load(SCRIPT, "arts9")
     with pytest.raises(ValueError, match="configuration 'arts300' selects pool 'arts300', but pool='arts94'"):
         evaluate.load(SCRIPT, "arts300", pool="arts94")
@@ -146,7 +153,10 @@ def test_load_settings_become_the_defaults():
 
 
 def test_unknown_load_settings_list_the_valid_ones():
-    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'pools' for evaluate.load\\('arts'\\); valid settings: pool, judge, judge_options, formulas"):
+    with pytest.raises(
+        ValueError,
+        match="unknown setting\\(s\\) 'pools' for evaluate.load\\('arts'\\); valid settings: pool, judge, judge_options, formulas",
+    ):
         evaluate.load(SCRIPT, pools="arts94")
     with pytest.raises(ValueError, match="long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"):
         evaluate.load(SCRIPT, long_texts="pages")

@@ -1,5 +1,5 @@
 """The ``adaptive`` placement's settings and reported numbers (found by mutation
-testing, issue 15): its checks of the options, when it calibrates the judge
+testing): its checks of the options, when it calibrates the judge
 model, its defaults, and that ``se`` is the half-width of its interval in
 normal units. A toy pool and a deterministic pairwise judge: no ARTS data.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.stats import norm
+from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import place_adaptive
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 
 @pytest.mark.parametrize(
@@ -33,8 +33,9 @@ def test_bad_settings_are_named(options, message):
 
 
 def test_a_fixed_judge_model_needs_no_calibration_and_half_a_model_does():
-    fixed = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, lapse=0.0, width=0.05, grid_size=2, candidates=2,
-                           chunk_size=2)
+    fixed = place_adaptive(
+        KnownPairJudge(), POOL, NEWCOMERS, lapse=0.0, width=0.05, grid_size=2, candidates=2, chunk_size=2
+    )
     assert fixed.info["calibration"]["calls"] == 0 and len(fixed.info["calibration"]["pool_texts"]) == 0
     assert np.isfinite(fixed.ratings).all()
     half = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, lapse=0.1)

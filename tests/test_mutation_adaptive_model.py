@@ -1,4 +1,4 @@
-"""The ``adaptive`` placement's judge model (found by mutation testing, issue 15): the
+"""The ``adaptive`` placement's judge model (found by mutation testing): the
 family of judge models the calibration recognises, and the grid posterior
 (:class:`_RankPosterior`: its likelihood, evidence, model weights, model-averaged
 posterior and quantiles) and the binary entropy that scores a match, each against
@@ -20,8 +20,12 @@ from arts_metric.placement.opponents import calibration_texts
 from arts_metric.pool import Pool
 
 N = 100
-POOL = Pool(name="rank-toy", ids=[str(j) for j in range(N)], ratings=1000.0 + 10.0 * np.arange(N),
-            texts=[f"rank text {j}" for j in range(N)])
+POOL = Pool(
+    name="rank-toy",
+    ids=[str(j) for j in range(N)],
+    ratings=1000.0 + 10.0 * np.arange(N),
+    texts=[f"rank text {j}" for j in range(N)],
+)
 POSITION = dict(zip(POOL.texts, POOL.arts_of_rating(POOL.ratings)))  # each pool text's ARTS, (j + 0.5) / N
 
 # The judges the family is built for (module comment: a lapse rate, and a logistic blur
@@ -101,7 +105,9 @@ def test_a_lapse_free_model_leaves_every_result_possible():
     assert np.all(curve > 0.0) and np.all(curve < 1.0)
     error = post.loglik_at(0.9, np.array([0.1]), np.array([0.0]))
     assert np.isfinite(error).all() and error[0] < np.log(1e-6)
-    post.update(np.array([0, 1]), np.array([0.0, 1.0]), np.array([0.0, 1.0]))  # loses to the easiest, beats the hardest
+    post.update(
+        np.array([0, 1]), np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    )  # loses to the easiest, beats the hardest
     dist = post.posterior(np.array([0, 1]), post.model_weights(np.array([0, 1])))
     assert np.isfinite(dist).all() and np.all(dist > 0.0)  # surprised, but no position ruled out
     np.testing.assert_allclose(dist.sum(axis=1), 1.0, rtol=0, atol=1e-12)
@@ -157,8 +163,13 @@ def test_model_weights_survive_a_long_run_of_contradictory_answers():
     for _ in range(pairs):
         post.update(np.array([0]), np.array([0.95]), np.array([1.0]))
         post.update(np.array([0]), np.array([0.05]), np.array([0.0]))
-    log_like = np.array([pairs * (np.log(_p_harder(lapse, width, CENTRES - 0.95))
-                                  + np.log1p(-_p_harder(lapse, width, CENTRES - 0.05))) for lapse in lapses])
+    log_like = np.array(
+        [
+            pairs
+            * (np.log(_p_harder(lapse, width, CENTRES - 0.95)) + np.log1p(-_p_harder(lapse, width, CENTRES - 0.05)))
+            for lapse in lapses
+        ]
+    )
     assert logsumexp(log_like, axis=1).max() < -370  # exp(2 x this) underflows: a real test of the scaling
     expected = softmax(logsumexp(log_like, axis=1))
     w = post.model_weights(np.array([0]))

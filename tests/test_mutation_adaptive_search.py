@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import entropy
+from test_mutation_adaptive import RecordingPairJudge
+from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL, KnownPairJudge
 from tqdm.auto import tqdm
 
 from arts_metric.judges.base import UNANSWERED
@@ -23,16 +25,35 @@ from arts_metric.placement.adaptive import _calibrate, _Search
 from arts_metric.placement.opponents import calibration_schedule, calibration_texts
 from arts_metric.placement.streams import first_sides
 from arts_metric.pool import Pool
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL, KnownPairJudge
 
 FIXED = dict(lapse=0.05, width=0.03)  # one judge model: no calibration calls
 
 
-def _search(texts, pool=POOL, budget=8, min_calls=2, target_width=0.0, candidates=10, grid_size=50,
-            lapses=(0.05,), widths=(0.03,)) -> _Search:
-    return _Search(texts, np.arange(len(texts)), pool, 0, budget, min_calls, target_width, 0.95, grid_size,
-                   candidates, lapses, widths)
+def _search(
+    texts,
+    pool=POOL,
+    budget=8,
+    min_calls=2,
+    target_width=0.0,
+    candidates=10,
+    grid_size=50,
+    lapses=(0.05,),
+    widths=(0.03,),
+) -> _Search:
+    return _Search(
+        texts,
+        np.arange(len(texts)),
+        pool,
+        0,
+        budget,
+        min_calls,
+        target_width,
+        0.95,
+        grid_size,
+        candidates,
+        lapses,
+        widths,
+    )
 
 
 def _play(search: _Search) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -100,8 +121,12 @@ def test_a_narrow_enough_interval_stops_a_row_after_min_calls():
 
 
 def test_a_search_never_plays_a_pool_text_twice_and_stops_when_the_pool_is_played_out():
-    tiny = Pool(name="tiny", ids=["0", "1", "2", "3", "4"], ratings=np.array([900.0, 950, 1000, 1100, 1200]),
-                texts=[f"tiny {j}" for j in range(5)])
+    tiny = Pool(
+        name="tiny",
+        ids=["0", "1", "2", "3", "4"],
+        ratings=np.array([900.0, 950, 1000, 1100, 1200]),
+        texts=[f"tiny {j}" for j in range(5)],
+    )
     texts = ["row a", "row b", "row c"]
     search = _search(texts, pool=tiny, budget=12, candidates=2)  # strata of 3 and 2 texts, budget > pool
     _play(search)
@@ -121,8 +146,9 @@ def test_a_newcomer_stops_when_its_interval_is_exactly_target_width_wide():
             return [None] * len(pairs)
 
     # On 2 cells a uniform posterior's 95% interval is exactly [0.025, 0.975].
-    res = place_adaptive(InvalidJudge(), POOL, NEWCOMERS, target_width=0.975 - 0.025, min_calls=2, grid_size=2,
-                         **FIXED)
+    res = place_adaptive(
+        InvalidJudge(), POOL, NEWCOMERS, target_width=0.975 - 0.025, min_calls=2, grid_size=2, **FIXED
+    )
     assert list(res.calls_per_text) == [2, 2, 2]
     assert res.invalid == 6 and np.isnan(res.ratings).all()
 
@@ -256,8 +282,12 @@ def test_default_min_calls_is_4_and_seed_is_0():
 def test_default_candidates_is_100():
     # 202 pool texts: 100 strata hold 3, 3, 2, 2, ... texts, 101 strata 2 each, so a newcomer
     # searching near the bottom of the pool meets other strata.
-    big = Pool(name="big", ids=[str(j) for j in range(202)], ratings=1000.0 + 2.0 * np.arange(202),
-               texts=[f"big text {j}" for j in range(202)])
+    big = Pool(
+        name="big",
+        ids=[str(j) for j in range(202)],
+        ratings=1000.0 + 2.0 * np.arange(202),
+        texts=[f"big text {j}" for j in range(202)],
+    )
     difficulty = {**{f"big text {j}": float(j) for j in range(202)}, **dict(zip(NEWCOMERS, (1.5, 4.5, 150.5)))}
 
     class BigJudge(KnownPairJudge):
@@ -347,7 +377,7 @@ class AsyncJudge(KnownPairJudge):
     async def compare_async(self, pairs):
         self.async_pairs.append(list(pairs))
         self.progress_seen.append(self.progress)
-        (a, b), = pairs
+        ((a, b),) = pairs
         self.in_flight += 1
         try:
             if self.bad & {a, b}:

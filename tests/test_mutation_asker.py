@@ -1,5 +1,5 @@
-"""How placements ask the judge (``placement/asker``, found by mutation testing,
-issue 15): a plain pointwise judge scores each text once, a pointwise judge
+"""How placements ask the judge (``placement/asker``, found by mutation testing):
+a plain pointwise judge scores each text once, a pointwise judge
 with its own ``compare`` is asked pairwise, a pool's scores are kept only when
 every pool text got an answer, a pair with a pool text that got none is lost,
 decisions outside [0, 1] are refused, and the judge's own progress bar is
@@ -11,17 +11,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.special import expit
+from test_mutation_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
 
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement.asker import _Asker, pool_judge_scores, pool_judge_scores_status
 from arts_metric.pool import Pool
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
 
 
 def toy_pool() -> Pool:  # a fresh pool each time: pools keep pointwise judges' scores
     n = 40
-    return Pool(name="toy", ids=[str(j) for j in range(n)], ratings=1000.0 + 10.0 * np.arange(n),
-                texts=[f"pool text {j}" for j in range(n)])
+    return Pool(
+        name="toy",
+        ids=[str(j) for j in range(n)],
+        ratings=1000.0 + 10.0 * np.arange(n),
+        texts=[f"pool text {j}" for j in range(n)],
+    )
 
 
 class CountingPointwiseJudge(PointwiseJudge):

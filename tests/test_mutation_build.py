@@ -1,4 +1,4 @@
-"""A resumed build asks only the matches without a stored answer (issue 15, found
+"""A resumed build asks only the matches without a stored answer (found
 by a planted bug: a resume that asked every match again passed the whole
 suite, because the LLM cache hid the repeats and stored rows are never
 overwritten).
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from arts_metric.build import RaterConfig, prepare, run_rater
+from arts_metric.builder import RaterConfig, prepare, run_rater
 from arts_metric.judges.base import UNANSWERED, Judge
 
 _WORDS = ("river", "council", "bread", "photosynthesis", "tiny", "regulation", "dog", "jurisprudence")
 #: 24 self-written texts of different lengths (longer = harder for the judges below)
-TEXTS = [f"Text {i}: " + " ".join(_WORDS[(i * 3 + j) % len(_WORDS)] for j in range(1 + i % 9)) + "."
-         for i in range(24)]
+TEXTS = [
+    f"Text {i}: " + " ".join(_WORDS[(i * 3 + j) % len(_WORDS)] for j in range(1 + i % 9)) + "." for i in range(24)
+]
 
 
 class Killed(Exception):
@@ -42,8 +43,14 @@ class CountingJudge(Judge):
             raise Killed
         self.calls += 1
         self.asked.extend(pairs)
-        return [UNANSWERED if p in self.fail else None if p in self.invalid
-                else float((len(p[0]) > len(p[1])) != self.flip) for p in pairs]
+        return [
+            UNANSWERED
+            if p in self.fail
+            else None
+            if p in self.invalid
+            else float((len(p[0]) > len(p[1])) != self.flip)
+            for p in pairs
+        ]
 
 
 def _asked_matches(store, judge: CountingJudge) -> list[int]:
@@ -80,8 +87,10 @@ def test_a_rerun_asks_only_the_failed_matches_not_the_invalid_ones(tmp_path):
     with prepare(tmp_path, [{"text": t} for t in TEXTS], matches_per_text=2) as store:
         texts, pairs = store.texts(), store.pairs()
         failed = {3, 10, 17}
-        first = CountingJudge(fail={(texts[pairs[m][0]], texts[pairs[m][1]]) for m in failed},
-                              invalid={(texts[pairs[5][0]], texts[pairs[5][1]])})
+        first = CountingJudge(
+            fail={(texts[pairs[m][0]], texts[pairs[m][1]]) for m in failed},
+            invalid={(texts[pairs[5][0]], texts[pairs[5][1]])},
+        )
         with pytest.warns(RuntimeWarning, match="3 of 48 matches have no answer"):
             assert run_rater(store, RaterConfig("counting", name="r", judge=first), progress=False)["missing"] == 3
         assert sorted(store.missing("r")) == sorted(failed)
@@ -96,7 +105,7 @@ def test_a_rerun_asks_only_the_failed_matches_not_the_invalid_ones(tmp_path):
 
 import time  # noqa: E402
 
-from arts_metric.build import IncompleteRatingsError, build  # noqa: E402
+from arts_metric.builder import IncompleteRatingsError, build  # noqa: E402
 from arts_metric.schedule import make_schedule  # noqa: E402
 
 
@@ -245,8 +254,14 @@ def test_human_star_with_nobody_yet_stops_the_build_unless_incomplete_is_allowed
     raters = [_rater(RecordingJudge()), "human:*"]
     with pytest.raises(IncompleteRatingsError, match="no human has rated"):
         build(TEXTS, raters, tmp_path / "out", matches_per_text=2, progress=False)
-    result = build(TEXTS, [_rater(RecordingJudge()), "human:*"], tmp_path / "out", matches_per_text=2,
-                   progress=False, allow_incomplete=True)
+    result = build(
+        TEXTS,
+        [_rater(RecordingJudge()), "human:*"],
+        tmp_path / "out",
+        matches_per_text=2,
+        progress=False,
+        allow_incomplete=True,
+    )
     assert result is not None
 
 

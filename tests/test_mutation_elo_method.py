@@ -1,5 +1,5 @@
-"""The ``elo`` placement's settings and bootstrap (found by mutation testing,
-issue 15): its defaults, the checks of ``k`` and ``bootstrap``, that ``se`` is
+"""The ``elo`` placement's settings and bootstrap (found by mutation testing):
+its defaults, the checks of ``k`` and ``bootstrap``, that ``se`` is
 the replicates' standard deviation (ddof = 1), what zero, one and two resamples
 give, and that a resample can draw every match. A toy pool and a deterministic
 pairwise judge: no ARTS data.
@@ -11,15 +11,20 @@ import warnings
 
 import numpy as np
 import pytest
+from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import QUANTILE_LEVELS, place_elo
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 
 def _same(a, b) -> bool:
     return all(
         np.array_equal(x, y, equal_nan=True)
-        for x, y in [(a.ratings, b.ratings), (a.interval, b.interval), (a.se, b.se), (a.arts_quantiles, b.arts_quantiles)]
+        for x, y in [
+            (a.ratings, b.ratings),
+            (a.interval, b.interval),
+            (a.se, b.se),
+            (a.arts_quantiles, b.arts_quantiles),
+        ]
     )
 
 

@@ -1,4 +1,4 @@
-"""The ``exhaustive`` placement's own numbers (found by mutation testing, issue 15):
+"""The ``exhaustive`` placement's own numbers (found by mutation testing):
 a pointwise judge's ARTS quantiles and interval are those of the soft placement's
 distribution (checked exactly, ties included, against a direct computation from
 the judge's scores and ``prob_harder``), ``se`` is the interval in normal units,
@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import norm
+from test_mutation_adaptive import RecordingPairJudge
+from test_mutation_asker import CountingPointwiseJudge, toy_pool
+from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL
 
 from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement import QUANTILE_LEVELS, place_exhaustive
 from arts_metric.pool import Pool
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_asker import CountingPointwiseJudge, toy_pool
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL
 
 
 class SixteenthsJudge(PointwiseJudge):
@@ -66,8 +66,12 @@ def quantile_of_soft_placement(p: list[Fraction], u: Fraction) -> Fraction:
 
 def test_quantiles_and_interval_are_those_of_the_soft_placement_ties_included():
     n_pool = 20
-    pool = Pool(name="toy16", ids=[str(j) for j in range(n_pool)], ratings=1000.0 + 10.0 * np.arange(n_pool),
-                texts=[f"pool text {j}" for j in range(n_pool)])
+    pool = Pool(
+        name="toy16",
+        ids=[str(j) for j in range(n_pool)],
+        ratings=1000.0 + 10.0 * np.arange(n_pool),
+        texts=[f"pool text {j}" for j in range(n_pool)],
+    )
     newcomers = {"easy": 3, "middle": 10, "hard": 17}
     judge = SixteenthsJudge({**{f"pool text {j}": j for j in range(n_pool)}, **newcomers})
     res = place_exhaustive(judge, pool, list(newcomers), level=0.875)  # bounds at 1/16 and 15/16

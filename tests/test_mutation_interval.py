@@ -1,5 +1,5 @@
 """The interval of a system's mean ARTS score (``placement.system_interval``), checked
-against values known exactly (found by mutation testing, issue 15: weights,
+against values known exactly (found by mutation testing: weights,
 resampling, the quantile draws and the normal approximation of results without
 quantiles were not pinned by any test). A pool of its own: no ARTS data needed.
 """
@@ -21,8 +21,12 @@ LEVELS = np.asarray(QUANTILE_LEVELS)
 def _result(quantiles=None, ratings=None, interval=None) -> PlacementResult:
     n = len(quantiles) if quantiles is not None else len(ratings)
     ratings = np.full(n, 1500.0) if ratings is None else np.asarray(ratings, dtype=float)
-    return PlacementResult(ratings=ratings, se=np.zeros(n), arts_quantiles=None if quantiles is None else np.asarray(quantiles),
-                           interval=None if interval is None else np.asarray(interval, dtype=float))
+    return PlacementResult(
+        ratings=ratings,
+        se=np.zeros(n),
+        arts_quantiles=None if quantiles is None else np.asarray(quantiles),
+        interval=None if interval is None else np.asarray(interval, dtype=float),
+    )
 
 
 def _points(values) -> np.ndarray:
@@ -61,7 +65,9 @@ def test_texts_without_a_score_are_left_out():
     res = _result(q)
     assert system_interval(res, POOL, resample_texts=False) == pytest.approx((0.4, 0.4), abs=1e-12)
     # a text whose only scored unit has another unscored one next to it keeps the scored one
-    assert system_interval(res, POOL, units=[[0, 2], [1]], resample_texts=False) == pytest.approx((0.4, 0.4), abs=1e-12)
+    assert system_interval(res, POOL, units=[[0, 2], [1]], resample_texts=False) == pytest.approx(
+        (0.4, 0.4), abs=1e-12
+    )
     assert system_interval(res, POOL, units=[[2], [0]], resample_texts=False) == pytest.approx((0.2, 0.2), abs=1e-12)
 
 
@@ -112,7 +118,19 @@ def test_rows_no_text_uses_do_not_change_the_interval(resample):
     own = system_interval(_result(q[:3]), POOL, resample_texts=resample)
     assert own[0] < own[1]
     assert system_interval(_result(q), POOL, units=[[0], [1], [2]], resample_texts=resample) == own
-    assert system_interval(_result(q[[3, 0, 4, 1, 2]]), POOL, units=[[1], [3], [4, 2]], unit_weights=[[1], [1], [1, 0]],
-                           resample_texts=resample) == own
-    assert system_interval(_result(q[[0, 1, 5, 2]]), POOL, units=[[0], [1], [2], [3]], weights=[1, 1, 0, 1],
-                           resample_texts=resample) == own
+    assert (
+        system_interval(
+            _result(q[[3, 0, 4, 1, 2]]),
+            POOL,
+            units=[[1], [3], [4, 2]],
+            unit_weights=[[1], [1], [1, 0]],
+            resample_texts=resample,
+        )
+        == own
+    )
+    assert (
+        system_interval(
+            _result(q[[0, 1, 5, 2]]), POOL, units=[[0], [1], [2], [3]], weights=[1, 1, 0, 1], resample_texts=resample
+        )
+        == own
+    )

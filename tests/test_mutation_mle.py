@@ -1,4 +1,4 @@
-"""The ``mle`` placement's own numbers (found by mutation testing, issue 15): its
+"""The ``mle`` placement's own numbers (found by mutation testing): its
 defaults, the checks of ``calibration``, and that its interval and stored
 ARTS quantiles are those of Normal(rating, se) (the Wald interval the
 docstring promises). A toy pool and a deterministic pairwise judge: no ARTS data.
@@ -15,8 +15,12 @@ from arts_metric.placement import QUANTILE_LEVELS, place_mle, place_pairwise
 from arts_metric.pool import Pool
 
 N = 40
-POOL = Pool(name="toy", ids=[str(j) for j in range(N)], ratings=1000.0 + 10.0 * np.arange(N),
-            texts=[f"pool text {j}" for j in range(N)])
+POOL = Pool(
+    name="toy",
+    ids=[str(j) for j in range(N)],
+    ratings=1000.0 + 10.0 * np.arange(N),
+    texts=[f"pool text {j}" for j in range(N)],
+)
 NEWCOMERS = ["newcomer a", "newcomer b", "newcomer c"]
 DIFFICULTY = {**{f"pool text {j}": j / 4.0 for j in range(N)}, "newcomer a": 2.0, "newcomer b": 5.5, "newcomer c": 9.0}
 

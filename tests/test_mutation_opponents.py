@@ -1,5 +1,5 @@
 """Fixed match schedules and the random streams behind them (found by mutation
-testing, issue 15): which pool texts calibrate a judge and whom they play, the
+testing): which pool texts calibrate a judge and whom they play, the
 checks of an explicit opponents array, the side a text takes in each match, and
 the per-text streams (64-bit digest, first side, distinct streams, seed checks).
 A toy pool and a deterministic pairwise judge that records what it is asked: no
@@ -14,22 +14,32 @@ import hashlib
 import numpy as np
 import pytest
 from scipy.stats import rankdata
+from test_mutation_mle import POOL
 
 from arts_metric.judges.base import Judge
 from arts_metric.placement import place_elo, place_mle
 from arts_metric.placement.opponents import calibration_schedule, calibration_texts
 from arts_metric.placement.streams import (
-    BOOTSTRAP, CALIBRATION, OPPONENTS, check_seed, first_sides, text_digest, text_rng,
+    BOOTSTRAP,
+    CALIBRATION,
+    OPPONENTS,
+    check_seed,
+    first_sides,
+    text_digest,
+    text_rng,
 )
 from arts_metric.pool import Pool
-from test_mutation_mle import POOL
 
 N = len(POOL)
 POOL_TEXTS = POOL.get_texts()
 NEWCOMERS = [f"newcomer {i}" for i in range(6)]
 # Ratings in no particular order: the quantiles must come from the ratings, not the listing order.
-SHUFFLED = Pool(name="shuffled", ids=[str(j) for j in range(N)],
-                ratings=1000.0 + 10.0 * np.random.default_rng(7).permutation(N), texts=list(POOL_TEXTS))
+SHUFFLED = Pool(
+    name="shuffled",
+    ids=[str(j) for j in range(N)],
+    ratings=1000.0 + 10.0 * np.random.default_rng(7).permutation(N),
+    texts=list(POOL_TEXTS),
+)
 
 
 def _top_bit(text: str) -> int:
@@ -128,7 +138,9 @@ def test_a_single_explicit_opponent_is_a_schedule():
     ],
 )
 def test_an_opponents_array_of_the_wrong_shape_is_refused(opponents, shape):
-    with pytest.raises(ValueError, match=r"opponents array must be \(m,\) or \(3, m\) pool indices, got shape " + shape):
+    with pytest.raises(
+        ValueError, match=r"opponents array must be \(m,\) or \(3, m\) pool indices, got shape " + shape
+    ):
         place_mle(RecordingJudge(), POOL, NEWCOMERS[:3], opponents=opponents, slope="elo")
 
 

@@ -1,5 +1,5 @@
 """What every placement method returns and the checks they share
-(``placement/result``, found by mutation testing, issue 15): the stored
+(``placement/result``, found by mutation testing): the stored
 quantile levels, the default budget, the level and budget checks, the central
 interval's bounds, ``incomplete`` as each method reports it, and the result of
 placing no texts. A toy pool and deterministic judges: no ARTS data.
@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
+from test_mutation_adaptive import RecordingPairJudge
+from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import METHODS, QUANTILE_LEVELS, place
 from arts_metric.placement.result import _bounds, default_budget
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
 
 
 def test_quantile_levels_are_the_midpoints_of_equal_probability_bins():

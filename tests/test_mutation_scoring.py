@@ -1,4 +1,4 @@
-"""The body of ``score_texts`` (issue 15, mutation testing): where the texts of
+"""The body of ``score_texts`` (mutation testing): where the texts of
 each group land (offsets, blank texts with ``empty="score"``), the intervals and
 the mean interval, ``arts_delta``'s direction, ``p_output_easier``, the
 references' means, the correlations' sign and the counters. Expected values come
@@ -90,7 +90,9 @@ def test_each_group_gets_its_own_texts_scores(mixed, alone):
     assert out["arts"] == pytest.approx([0.0, a[HARD], a[EASY]], abs=1e-6)
     assert out["arts_elo"][0] is None and out["arts_elo"][1:] == pytest.approx([e[HARD], e[EASY]], abs=1e-3)
     assert out["source_arts"] == pytest.approx([0.0, a[MID], a[HARD]], abs=1e-6)
-    assert out["source_arts_elo"][0] is None and out["source_arts_elo"][1:] == pytest.approx([e[MID], e[HARD]], abs=1e-3)
+    assert out["source_arts_elo"][0] is None and out["source_arts_elo"][1:] == pytest.approx(
+        [e[MID], e[HARD]], abs=1e-3
+    )
     assert out["units"] == [0, 1, 1]
     assert out["arts_mean"] == pytest.approx((a[HARD] + a[EASY]) / 3, abs=1e-6)
     # references: each prediction's mean over its own references, a blank one counting 0.0
@@ -214,8 +216,9 @@ def test_mean_interval_does_not_depend_on_the_sources_scored_alongside(settings)
     predictions = [EASY, MID, HARD, MID + " " + EASY]
     alone_ = score_texts(predictions, **settings)
     others = ["A second source sentence, which is new.", "Another one.", HARD + " " + MID, "Yet another text here."]
-    with_sources = score_texts(predictions, sources=others, references=[[HARD], others[:2], [EASY], ["A reference."]],
-                               **settings)
+    with_sources = score_texts(
+        predictions, sources=others, references=[[HARD], others[:2], [EASY], ["A reference."]], **settings
+    )
     lo, hi = alone_["arts_mean_interval"]
     assert lo < hi
     assert with_sources["arts_mean_interval"] == [lo, hi]

@@ -1,5 +1,5 @@
-"""Promises of scoring.py's helpers that the other tests left unchecked (issue 15:
-surviving mutants): the dry run draws no progress bar, ``p_output_easier`` appears
+"""Promises of scoring.py's helpers that the other tests left unchecked (surviving
+mutants): the dry run draws no progress bar, ``p_output_easier`` appears
 exactly when the judge reads close pairs, a judge's counters are per call,
 correlations over exactly 3 texts are defined and over constant values are None,
 and the formula and language warnings point at the caller and count only texts
@@ -50,7 +50,9 @@ def test_dry_run_draws_no_progress_bar(capsys):
 def test_p_output_easier_only_from_a_close_pair_judge():
     judge = SimulatedJudge(["a", "b"], [0.0, 1.0])
     assert not hasattr(judge, "compare_close")
-    assert _p_output_easier(judge, ["b"], ["a"], np.array([1.0]), np.array([0.0]), np.array([False])) is None  # LLM and simulated judges: no such value
+    assert (
+        _p_output_easier(judge, ["b"], ["a"], np.array([1.0]), np.array([0.0]), np.array([False])) is None
+    )  # LLM and simulated judges: no such value
 
 
 def test_p_output_easier_says_a_simplified_output_is_easier():
@@ -88,16 +90,30 @@ def test_correlation_over_constant_scores_is_none():
         warnings.simplefilter("ignore")
         out = score_texts([MID, MID, MID], human_scores=[1, 2, 3])
     assert out["arts"][0] == out["arts"][1] == out["arts"][2]
-    assert out["correlation"]["arts"] == {"pearson": None, "pearson_p": None, "spearman": None,
-                                          "spearman_p": None, "kendall": None, "kendall_p": None, "n": 3}
+    assert out["correlation"]["arts"] == {
+        "pearson": None,
+        "pearson_p": None,
+        "spearman": None,
+        "spearman_p": None,
+        "kendall": None,
+        "kendall_p": None,
+        "n": 3,
+    }
 
 
 def test_correlation_where_human_scores_are_constant_on_the_defined_texts_is_none():
     values = np.array([1.0, 2.0, np.nan, 3.0])  # e.g. a formula undefined on text 2
     human = np.array([1.0, 1.0, 5.0, 1.0])
     out = _correlation(values, human, harder=True, human_higher_is="harder")
-    assert out == {"pearson": None, "pearson_p": None, "spearman": None, "spearman_p": None,
-                   "kendall": None, "kendall_p": None, "n": 3}
+    assert out == {
+        "pearson": None,
+        "pearson_p": None,
+        "spearman": None,
+        "spearman_p": None,
+        "kendall": None,
+        "kendall_p": None,
+        "n": 3,
+    }
 
 
 def test_formula_warning_points_at_the_caller():

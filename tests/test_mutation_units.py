@@ -22,8 +22,10 @@ from arts_metric.pool import Pool
 from arts_metric.segment import chunk_text
 from arts_metric.units import place_texts
 
-HARD = ("Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
-        "interlocutory determination regarding proportionality remained fundamentally contestable.")
+HARD = (
+    "Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
+    "interlocutory determination regarding proportionality remained fundamentally contestable."
+)
 EASY = ["The dog ran.", "It was fun.", "We sat down.", "The sun set.", "I ate soup.", "He slept."]
 DOC = " ".join([HARD, *EASY])
 CHUNKS = dict(chunk_chars=30, split_above=100)  # the easy sentences pack two by two; HARD stays alone
@@ -80,8 +82,12 @@ class KnownPairJudge(Judge):
 @pytest.fixture(scope="module")
 def pool() -> Pool:
     ids = [str(j) for j in range(POOL_SIZE)]
-    return Pool(name="toy", ids=ids, ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
-                texts=[f"pool text {j}" for j in range(POOL_SIZE)])
+    return Pool(
+        name="toy",
+        ids=ids,
+        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+        texts=[f"pool text {j}" for j in range(POOL_SIZE)],
+    )
 
 
 def _weights() -> np.ndarray:
@@ -198,9 +204,13 @@ def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has
 
 def test_whole_texts_and_short_texts_are_one_unit(pool):
     difficulty = {**_difficulty(), DOC: 12.5}
-    whole = place_texts([DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole"))
+    whole = place_texts(
+        [DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole")
+    )
     assert whole["units"] == [1] and whole["arts"][0] == pytest.approx(_share_below(12.5))
-    short = ScoringConfig(long_texts="chunks", chunk_chars=30, split_above=len(DOC))  # not longer than split_above: whole
+    short = ScoringConfig(
+        long_texts="chunks", chunk_chars=30, split_above=len(DOC)
+    )  # not longer than split_above: whole
     assert place_texts([DOC], KnownScoreJudge(difficulty), pool, short)["units"] == [1]
 
 
@@ -245,7 +255,12 @@ class SoftScoreJudge(KnownScoreJudge):
 def test_a_pointwise_judge_against_every_pool_text_samples_nothing_so_reports_no_interval(pool):
     """Placed against every pool text, a unit's score is exact (not sampled): no per-text
     interval, and the mean's interval of one text is its score, however unsure the judge."""
-    placed = place_texts(texts=[DOC], judge=SoftScoreJudge(_difficulty()), pool=pool, config=ScoringConfig(long_texts="chunks", **CHUNKS))
+    placed = place_texts(
+        texts=[DOC],
+        judge=SoftScoreJudge(_difficulty()),
+        pool=pool,
+        config=ScoringConfig(long_texts="chunks", **CHUNKS),
+    )
     assert placed["arts_interval"] is None
     assert placed["mean_interval"] == pytest.approx((placed["arts"][0],) * 2, abs=1e-12)
 
@@ -254,9 +269,12 @@ def test_shipped_pool_scores_need_no_pool_texts():
     """A pool that ships the judge's scores of its texts (as the built-in pools do for the
     learned judge) places texts without reading the pool's texts."""
     judge = KnownScoreJudge(_difficulty())
-    shipped = Pool(name="not-a-pool", ids=[str(j) for j in range(POOL_SIZE)],
-                   ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
-                   judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)})
+    shipped = Pool(
+        name="not-a-pool",
+        ids=[str(j) for j in range(POOL_SIZE)],
+        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+        judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)},
+    )
     placed = place_texts([DOC], judge, shipped, ScoringConfig(long_texts="chunks", **CHUNKS))
     assert placed["arts"][0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
     assert shipped.texts is None
@@ -291,5 +309,10 @@ def test_a_pointwise_judge_without_shipped_pool_scores_fails_before_scoring_when
 
     texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
-        place_texts([DOC], CountingScoreJudge(_difficulty()), texts_missing, ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"))
+        place_texts(
+            [DOC],
+            CountingScoreJudge(_difficulty()),
+            texts_missing,
+            ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"),
+        )
     assert scored == []

@@ -20,14 +20,33 @@ GPT4 = "gpt-4-1106-preview"
 @pytest.mark.parametrize(
     "annotation, text, value",
     [
-        ("bool", "true", True), ("bool", "YES", True), ("bool", "on", True), ("bool", "1", True),
-        ("bool", "false", False), ("bool", "No", False), ("bool", "off", False), ("bool", "0", False),
-        ("int", " 8 ", 8), ("int | None", "none", None), ("int | None", "", None), ("int | None", "null", None),
-        ("float", "0.70", 0.7), ("float | None", "1", 1.0), ("float | None", "None", None),
-        ("str", "medical", "medical"), ("str", "1", "1"), ("str | None", "none", None), ("Any", " a.jsonl ", "a.jsonl"),
+        ("bool", "true", True),
+        ("bool", "YES", True),
+        ("bool", "on", True),
+        ("bool", "1", True),
+        ("bool", "false", False),
+        ("bool", "No", False),
+        ("bool", "off", False),
+        ("bool", "0", False),
+        ("int", " 8 ", 8),
+        ("int | None", "none", None),
+        ("int | None", "", None),
+        ("int | None", "null", None),
+        ("float", "0.70", 0.7),
+        ("float | None", "1", 1.0),
+        ("float | None", "None", None),
+        ("str", "medical", "medical"),
+        ("str", "1", "1"),
+        ("str | None", "none", None),
+        ("Any", " a.jsonl ", "a.jsonl"),
         ("str | os.PathLike | None", "/data", "/data"),
-        (bool, "true", True), (int | None, "3", 3), (float, "2e-1", 0.2), (str | None, "null", None), (Any, "x", "x"),
-        ("int | str", "5", 5), ("int | str", "five", "five"),
+        (bool, "true", True),
+        (int | None, "3", 3),
+        (float, "2e-1", 0.2),
+        (str | None, "null", None),
+        (Any, "x", "x"),
+        ("int | str", "5", 5),
+        ("int | str", "five", "five"),
     ],
 )
 def test_convert_option_by_declared_type(annotation, text, value):
@@ -55,7 +74,10 @@ def test_parse_options_query_and_tokens():
     assert parse_options("strategy=pointwise&concurrency=8") == {"strategy": "pointwise", "concurrency": "8"}
     assert parse_options("persona=social+science&x=%26") == {"persona": "social science", "x": "&"}  # URL decoding
     assert parse_options("") == {}
-    assert parse_options("persona=a+b temperature=0.7", sep=None) == {"persona": "a+b", "temperature": "0.7"}  # literal
+    assert parse_options("persona=a+b temperature=0.7", sep=None) == {
+        "persona": "a+b",
+        "temperature": "0.7",
+    }  # literal
     for bad, kw in [("a=1&a=2", {}), ("strategy", {}), ("a=1 a=2", {"sep": None}), ("a=1 b", {"sep": None})]:
         with pytest.raises(ValueError):
             parse_options(bad, **kw)
@@ -63,7 +85,10 @@ def test_parse_options_query_and_tokens():
 
 def test_convert_options_checks_names_and_converts_only_text():
     types = {"k": "int", "persona": "str | None"}
-    assert convert_options({"k": "3", "topic": "law"}, types, aliases={"topic": "persona"}) == {"k": 3, "persona": "law"}
+    assert convert_options({"k": "3", "topic": "law"}, types, aliases={"topic": "persona"}) == {
+        "k": 3,
+        "persona": "law",
+    }
     assert convert_options({"k": 3.5}, types) == {"k": 3.5}  # a value is passed as it is (the receiver checks it)
     with pytest.raises(ValueError, match=r"unknown option 'kk' in my judge; known options: k, persona, extra"):
         convert_options({"kk": "1"}, types, "my judge", also_known=("extra",))
@@ -73,7 +98,11 @@ def test_convert_options_checks_names_and_converts_only_text():
 
 def test_option_types_from_a_dataclass_or_a_signature():
     llm = option_types(LLMOptions)
-    assert llm["concurrency"] == "int" and llm["temperature"] == "float | None" and len(llm) == len(LLMOptions.__dataclass_fields__)
+    assert (
+        llm["concurrency"] == "int"
+        and llm["temperature"] == "float | None"
+        and len(llm) == len(LLMOptions.__dataclass_fields__)
+    )
     learned = option_types(LearnedJudge, exclude=("weights",))
     assert set(learned) == {"device", "batch_size", "progress"}
     assert convert_options({"batch_size": "16", "progress": "false"}, learned) == {"batch_size": 16, "progress": False}
@@ -87,7 +116,9 @@ def test_option_types_from_a_dataclass_or_a_signature():
 def test_openai_options_as_text_keep_their_declared_types():
     """Arguments given as text (a build's ``k=v``) convert exactly like spec options;
     a persona that looks like a number stays a string (JSON parsing would not)."""
-    j = get_judge("openai:m@http://127.0.0.1:9/v1", concurrency="8", both_orders="yes", temperature="0.50", persona="1")
+    j = get_judge(
+        "openai:m@http://127.0.0.1:9/v1", concurrency="8", both_orders="yes", temperature="0.50", persona="1"
+    )
     o = j.options
     assert (o.concurrency, o.both_orders, o.temperature, o.persona) == (8, True, 0.5, "1")
     spec = get_judge("openai:m@http://127.0.0.1:9/v1?concurrency=8&both_orders=yes&temperature=0.50&persona=1")

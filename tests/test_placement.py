@@ -1,4 +1,4 @@
-"""Placement of new texts in a frozen pool (issue 4), with simulated judges of
+"""Placement of new texts in a frozen pool, with simulated judges of
 known accuracy against a pool whose ratings come from the recorded ARTS300
 GPT-4 run (read from the ARTS data at run time; texts stand in as ids)."""
 
@@ -30,8 +30,12 @@ from arts_metric.scoring import score_texts
 def pool300(data_dir) -> Pool:
     """ARTS300 ratings from the recorded GPT-4 history; texts are position ids."""
     n = len(data.load_pool_rows("arts300", data_dir))
-    ratings = elo.ratings_from_history(n, data.load_history("arts300", "gpt-4-1106-preview", "pairwise-run1", data_dir))
-    return Pool(name="arts300-sim", ids=[str(j) for j in range(n)], ratings=ratings, texts=[f"pool:{j}" for j in range(n)])
+    ratings = elo.ratings_from_history(
+        n, data.load_history("arts300", "gpt-4-1106-preview", "pairwise-run1", data_dir)
+    )
+    return Pool(
+        name="arts300-sim", ids=[str(j) for j in range(n)], ratings=ratings, texts=[f"pool:{j}" for j in range(n)]
+    )
 
 
 def newcomers(pool: Pool, n: int, seed: int = 1) -> tuple[list[str], np.ndarray]:
@@ -262,7 +266,9 @@ def test_score_dataset_adds_score_columns(pool300):
     texts, truth = newcomers(pool300, 12, seed=12)
     judge = judge_for(pool300, texts, truth, accuracy=0.9)
     ds = datasets.Dataset.from_dict({"sentence": texts, "label": list(range(12))})
-    out = score_dataset(ds, "sentence", judge=judge, pool=pool300, placement="adaptive", placement_options={"budget": 10}, batch_size=6)
+    out = score_dataset(
+        ds, "sentence", judge=judge, pool=pool300, placement="adaptive", placement_options={"budget": 10}, batch_size=6
+    )
     assert out.column_names == ["sentence", "label", "arts", "arts_elo", "interval", "judge_calls"]
     assert out["label"] == list(range(12))
     arts = np.array(out["arts"])
@@ -298,7 +304,9 @@ def test_system_interval_for_texts_cut_into_units(pool300):
 
 def test_score_dataset_with_the_learned_judge_cuts_long_texts():
     long_doc = "\n\n".join(["The cat sat on the mat. It was warm. The sun was out."] * 12)
-    ds = datasets.Dataset.from_dict({"text": ["The dog ran.", long_doc, "Notwithstanding the foregoing, the lessee shall indemnify the lessor."]})
+    ds = datasets.Dataset.from_dict(
+        {"text": ["The dog ran.", long_doc, "Notwithstanding the foregoing, the lessee shall indemnify the lessor."]}
+    )
     out = score_dataset(ds, "text")
     assert out.column_names == ["text", "arts", "arts_elo", "interval", "judge_calls"]
     assert out["judge_calls"] == [0, 0, 0] and out["interval"] == [None, None, None]
@@ -306,7 +314,9 @@ def test_score_dataset_with_the_learned_judge_cuts_long_texts():
     assert out["arts"] == pytest.approx(direct["arts"])  # same treatment as compute(), long texts cut alike
     assert direct["units"] == [1, 36, 1]
     # 36 easy sentences are more to read than the hardest of them, and less than 36 as hard
-    hardest = max(score_texts(["The cat sat on the mat.", "It was warm.", "The sun was out."], formulas=[])["arts_elo"])
+    hardest = max(
+        score_texts(["The cat sat on the mat.", "It was warm.", "The sun was out."], formulas=[])["arts_elo"]
+    )
     assert hardest < out["arts_elo"][1] < hardest + 400 * np.log10(36)
 
 
@@ -323,7 +333,14 @@ def test_default_budget_never_exceeds_a_tiny_pool():
 def test_adaptive_target_width_one_stops_after_min_calls(pool300):
     # Any interval is at most 1 wide, so every newcomer stops as soon as min_calls are spent.
     texts, truth = newcomers(pool300, 10, seed=14)
-    res = place(judge_for(pool300, texts, truth, accuracy=0.9), pool300, texts, method="adaptive", target_width=1.0, min_calls=3)
+    res = place(
+        judge_for(pool300, texts, truth, accuracy=0.9),
+        pool300,
+        texts,
+        method="adaptive",
+        target_width=1.0,
+        min_calls=3,
+    )
     assert list(res.calls_per_text) == [3] * 10
 
 
@@ -336,7 +353,9 @@ def test_numpy_nan_decisions_count_as_unusable(pool300):
         def compare(self, pairs):
             return [np.float32("nan") if d is None else np.float32(d) for d in super().compare(pairs)]
 
-    judge = Float32Judge(pool300.get_texts() + texts, np.r_[pool300.ratings, truth], accuracy=1.0, invalid_rate=0.3, seed=3)
+    judge = Float32Judge(
+        pool300.get_texts() + texts, np.r_[pool300.ratings, truth], accuracy=1.0, invalid_rate=0.3, seed=3
+    )
     res = place(judge, pool300, texts, method="mle", budget=8)
     assert 0 < res.invalid < res.judge_calls and res.calls_per_text.sum() == 48 and np.isfinite(res.ratings).all()
 

@@ -242,7 +242,8 @@ def test_bad_texts_are_named():
 
 
 @pytest.mark.parametrize(
-    "text", [" ... ", "!", "\U0001F600\U0001F44D", "123 456.", "\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u53e5\u5b50\u3002"]
+    "text",
+    [" ... ", "!", "\U0001f600\U0001f44d", "123 456.", "\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u53e5\u5b50\u3002"],
 )
 def test_formulas_are_undefined_without_a_latin_word(text):
     """Punctuation, emoji, digits and Chinese get NaN, not textstat's numbers
@@ -289,7 +290,9 @@ def test_textstat_itself_is_routed_to_the_offline_dictionary():
 
 
 def test_looks_english_at_its_edges():
-    assert not readability.looks_english("\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u0438 hello")  # mostly Cyrillic
+    assert not readability.looks_english(
+        "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u0438 hello"
+    )  # mostly Cyrillic
     assert readability.looks_english("abc \u0433\u0434\u0435")  # half its letters Latin, too short to vote
     assert not readability.looks_english("le chat est noir")  # four words already vote
     assert readability.looks_english("Zebras zigzag quickly northward")  # no frequent word anywhere: a tie is English

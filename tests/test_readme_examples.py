@@ -29,10 +29,18 @@ def _section(title: str, document: str = "README.md") -> str:
 
 def _offline_env(tmp_path: Path) -> dict:
     env = dict(os.environ)
-    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_MODULES_CACHE=str(tmp_path / "modules"), HF_HOME=str(tmp_path / "hf_home"),
-               PYTHONPATH=str(OFFLINE_SITE))
-    subprocess.run([str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path)
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_EVALUATE_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_MODULES_CACHE=str(tmp_path / "modules"),
+        HF_HOME=str(tmp_path / "hf_home"),
+        PYTHONPATH=str(OFFLINE_SITE),
+    )
+    subprocess.run(
+        [str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path
+    )
     register_sari(tmp_path, tmp_path / "modules" / "evaluate_modules")
     return env
 
@@ -53,8 +61,9 @@ def _run_doctests(section: str, tmp_path: Path, env: dict) -> None:
     """Run the section's examples; a code fence ends an expected output, as a blank line does."""
     path = tmp_path / "section.md"
     path.write_text(section, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", DOCTEST, str(path)], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", DOCTEST, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["failed"] == 0 and out["attempted"] == section.count(">>> "), out["report"]
@@ -73,8 +82,9 @@ def test_five_lines_and_the_combine_doctest_run(tmp_path):
     assert "evaluate.combine" in section and ">>> " in section
     env = _offline_env(tmp_path)
     (tmp_path / "five_lines.py").write_text(script, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "five_lines.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "five_lines.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     arts = [float(a) for a in re.match(r"\[(.*?)\] \[", proc.stdout.strip().splitlines()[-1]).group(1).split(",")]
     assert len(arts) == 2 and 0.0 <= arts[0] < arts[1] <= 1.0

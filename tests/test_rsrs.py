@@ -11,9 +11,21 @@ import torch
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-from arts_metric.rsrs import RSRS, rsrs_from_wnll
+from arts_metric.analysis.rsrs import RSRS, rsrs_from_wnll
 
-VOCAB = {"[UNK]": 0, "<bos>": 1, "the": 2, "cat": 3, "sat": 4, "on": 5, "mat": 6, ".": 7, "un": 8, "##der": 9, "##stand": 10}
+VOCAB = {
+    "[UNK]": 0,
+    "<bos>": 1,
+    "the": 2,
+    "cat": 3,
+    "sat": 4,
+    "on": 5,
+    "mat": 6,
+    ".": 7,
+    "un": 8,
+    "##der": 9,
+    "##stand": 10,
+}
 
 
 def make_tokenizer(with_bos: bool = True) -> PreTrainedTokenizerFast:
@@ -109,7 +121,9 @@ def test_text_is_mean_of_sentences_and_batching_is_exact(tiny):
     assert [len(d) for d in details] == [2, 1, 1]
     scores = many.score(texts)
     assert scores == pytest.approx([np.mean([s.rsrs for s in d]) for d in details], rel=1e-6)
-    assert one.score(texts) == pytest.approx(scores, rel=1e-6)  # float32 noise only; padding in a batch changes nothing
+    assert one.score(texts) == pytest.approx(
+        scores, rel=1e-6
+    )  # float32 noise only; padding in a batch changes nothing
 
 
 def test_trained_model_finds_its_training_sentence_easier():

@@ -37,7 +37,7 @@ def test_rounds_cover_every_text_once():
     pairs = make_schedule(n, m, seed=3)
     half = n // 2
     for r in range(2 * m):
-        texts = [t for p in pairs[r * half:(r + 1) * half] for t in p]
+        texts = [t for p in pairs[r * half : (r + 1) * half] for t in p]
         assert sorted(texts) == list(range(n)), f"round {r}"
 
 
@@ -88,7 +88,11 @@ def test_round_trip_in_the_arts_pairs_format(tmp_path, data_dir):
 
 def test_malformed_schedule_files_are_named(tmp_path):
     path = tmp_path / "bad.json"
-    for content, where in (("[5, [1, 2]]", "match 0"), ("[[0, 1], [1.5, 2]]", "match 1"), ('[[0, 1], "12"]', "match 1")):
+    for content, where in (
+        ("[5, [1, 2]]", "match 0"),
+        ("[[0, 1], [1.5, 2]]", "match 1"),
+        ('[[0, 1], "12"]', "match 1"),
+    ):
         path.write_text(content)
         with pytest.raises(ValueError, match=f"bad.json: {where}: not a pair of text indices"):
             load_schedule(path)

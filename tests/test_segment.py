@@ -2,7 +2,7 @@ from arts_metric.segment import chunk_text, split_sentences
 
 
 def test_split_sentences_keeps_abbreviations_and_paragraphs():
-    text = "Dr. Smith met J. R. Doe in the U.S. capital. Was it fun? \"Yes,\" he said.\n\nA new paragraph"
+    text = 'Dr. Smith met J. R. Doe in the U.S. capital. Was it fun? "Yes," he said.\n\nA new paragraph'
     assert split_sentences(text) == [
         "Dr. Smith met J. R. Doe in the U.S. capital.",
         "Was it fun?",

@@ -22,6 +22,7 @@ from arts_metric.placement.api import _PLACERS
 from arts_metric.scoring import _placement_method, score_texts
 from arts_metric.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
 
+
 class PairwiseStandIn(Judge):
     """A judge that must see both texts (placed adaptively by default); never asked here."""
 
@@ -111,8 +112,12 @@ def test_weights_and_pools_of_ones_own_carry_a_digest(tmp_path):
 def test_arts_score_prints_it(tmp_path):
     path = tmp_path / "texts.txt"
     path.write_text("The cat sat on the mat.\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "arts_metric.cli", "score", str(path), "--no-progress"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arts_metric.cli", "score", str(path), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     json.loads(proc.stdout.splitlines()[0])  # stdout stays JSON lines
     assert f"signature: {_signature()}" in proc.stderr
@@ -122,7 +127,9 @@ def test_the_signature_the_readme_and_card_quote_is_the_default():
     from pathlib import Path
 
     repo = Path(__file__).resolve().parent.parent
-    readme = [line for line in (repo / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("arts:")]
+    readme = [
+        line for line in (repo / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("arts:")
+    ]
     assert readme == [_signature()]
     card = (repo / "metric_card.md").read_text(encoding="utf-8")
     assert _signature().replace("|", "\\|") in card

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from arts_metric.analysis.simulation import PAIRS, SETTINGS, plot_simulation, random_pairs, run_simulation
 from arts_metric.judges.simulated import MajorityJudge, SimulatedJudge
-from arts_metric.simulation import PAIRS, SETTINGS, plot_simulation, random_pairs, run_simulation
 
 
 def test_simulated_judge_is_right_at_its_accuracy():

@@ -7,17 +7,16 @@ import importlib.util
 import re
 import shutil
 import tomllib
-
 from pathlib import Path
 
 import pytest
+from llm_server import ReplayServer
 from packaging.requirements import Requirement
 
 from arts_metric import __version__
 from arts_metric.cli import main as cli_main
 from arts_metric.registry import module_script_path
 from arts_metric.space import APP_FILES, assemble_space, source_root
-from llm_server import ReplayServer
 
 POOL = [  # self-written reference texts with made-up ratings (higher = harder)
     ("The sun is hot.", 1000.0),
@@ -39,7 +38,13 @@ def space(tmp_path, capsys):
 
 def test_space_folder_contents(space):
     assert sorted(p.name for p in space.iterdir()) == [
-        "README.md", "app.py", "arts.py", "arts_metric", "benchmarks", "examples", "requirements.txt",
+        "README.md",
+        "app.py",
+        "arts.py",
+        "arts_metric",
+        "benchmarks",
+        "examples",
+        "requirements.txt",
     ]
     root = source_root()
     assert (space / "arts.py").read_bytes() == module_script_path().read_bytes()
@@ -54,7 +59,7 @@ def test_space_folder_contents(space):
     assert not list(package.rglob("__pycache__"))
     # requirements: the package's runtime dependencies (ranges), not an unpublished arts-metric==version,
     # then the app's figures (the plot extra); gradio comes with the Space's SDK
-    reqs = [l for l in (space / "requirements.txt").read_text().splitlines() if l and not l.startswith("#")]
+    reqs = [ln for ln in (space / "requirements.txt").read_text().splitlines() if ln and not ln.startswith("#")]
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     expected = project["dependencies"] + project["optional-dependencies"]["plot"]
     assert [str(Requirement(r)) for r in reqs] == [str(Requirement(d)) for d in expected]
@@ -67,10 +72,18 @@ def test_space_carries_what_its_app_shows(space):
     README.md (a Space's card): the Space's copy of app.py finds them all in the Space."""
     root = source_root()
     for rel in APP_FILES:
-        copied = sorted(p.relative_to(space) for p in (space / rel).rglob("*") if p.is_file()) \
-            if (space / rel).is_dir() else [Path(rel)]
-        original = sorted(p.relative_to(root) for p in (root / rel).rglob("*") if p.is_file() and
-                          "__pycache__" not in p.parts) if (root / rel).is_dir() else [Path(rel)]
+        copied = (
+            sorted(p.relative_to(space) for p in (space / rel).rglob("*") if p.is_file())
+            if (space / rel).is_dir()
+            else [Path(rel)]
+        )
+        original = (
+            sorted(
+                p.relative_to(root) for p in (root / rel).rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            )
+            if (root / rel).is_dir()
+            else [Path(rel)]
+        )
         assert copied == original and all((space / p).read_bytes() == (root / p).read_bytes() for p in copied)
     spec = importlib.util.spec_from_file_location("space_app", space / "app.py")
     app = importlib.util.module_from_spec(spec)
@@ -91,7 +104,10 @@ def test_evaluate_loads_the_space_offline(space, no_network, capsys):
     module = evaluate.load(str(space))
     assert module.name == "arts"
     assert [sorted(f) for f in module.features] == [
-        ["predictions"], ["predictions", "sources"], ["predictions", "references"], ["predictions", "references", "sources"],
+        ["predictions"],
+        ["predictions", "sources"],
+        ["predictions", "references"],
+        ["predictions", "references", "sources"],
     ]
     assert "higher = harder" in module.description.lower()
     # ... and scores with the default offline judge against the default pool.
@@ -107,14 +123,21 @@ def test_space_module_scores_texts(space, tmp_path, monkeypatch):
 
     monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    predictions = ["Cats sleep.", "Epigenetic modifications modulate chromatin accessibility without altering "
-                   "nucleotide sequences."]
+    predictions = [
+        "Cats sleep.",
+        "Epigenetic modifications modulate chromatin accessibility without altering nucleotide sequences.",
+    ]
     srv = ReplayServer([t for t, _ in POOL] + predictions)  # a local LLM: the shorter text is easier
     url = srv.start()
     try:
         module = evaluate.load(str(space))
-        out = module.compute(predictions=predictions, pool=[{"text": t, "elo": e} for t, e in POOL],
-                             judge=f"openai:m@{url}", judge_options={"progress": False}, formulas=["fkgl"])
+        out = module.compute(
+            predictions=predictions,
+            pool=[{"text": t, "elo": e} for t, e in POOL],
+            judge=f"openai:m@{url}",
+            judge_options={"progress": False},
+            formulas=["fkgl"],
+        )
     finally:
         srv.stop()
     assert srv.chat_requests > 0

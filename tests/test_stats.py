@@ -89,10 +89,10 @@ def test_williams_test_against_hand_computation():
 
 def test_williams_alternatives():
     g = williams_test(0.55, 0.45, 0.6, 80, alternative="greater")
-    l = williams_test(0.55, 0.45, 0.6, 80, alternative="less")
+    less = williams_test(0.55, 0.45, 0.6, 80, alternative="less")
     two = williams_test(0.55, 0.45, 0.6, 80, alternative="two-sided")
-    assert g.pvalue + l.pvalue == pytest.approx(1.0)
-    assert two.pvalue == pytest.approx(2 * min(g.pvalue, l.pvalue))
+    assert g.pvalue + less.pvalue == pytest.approx(1.0)
+    assert two.pvalue == pytest.approx(2 * min(g.pvalue, less.pvalue))
     swapped = williams_test(0.45, 0.55, 0.6, 80)
     assert swapped.statistic == pytest.approx(-g.statistic)
     assert williams_test(0.5, 0.5, 0.3, 50).statistic == 0.0
@@ -146,3 +146,18 @@ def test_williams_test_at_the_edges_of_its_domain():
         williams_test(-1.5, 0.0, 0.0, 50)
     with pytest.raises(ValueError, match="undefined here"):  # r23 = 1 and r12 = r13: zero variance
         williams_test(0.5, 0.5, 1.0, 50)
+
+
+def test_one_direction_vocabulary_everywhere():
+    """compute(), the systems comparison and the statistics accept the same words:
+    "easier" is "simpler" wherever a direction is asked."""
+    from arts_metric.directions import check_direction, harder_up
+    from arts_metric.inputs import check_human_scores
+
+    assert [check_direction(v) for v in ("harder", "simpler", "easier")] == ["harder", "simpler", "simpler"]
+    with pytest.raises(
+        ValueError, match="human_higher_is must be 'harder' or 'simpler' \\(alias 'easier'\\), got 'up'"
+    ):
+        check_human_scores([1.0, 2.0, 3.0], 3, "up")
+    assert list(check_human_scores([1.0, 2.0, 3.0], 3, "easier")) == [1.0, 2.0, 3.0]
+    assert list(harder_up(np.array([1.0, -2.0]), "easier")) == [-1.0, 2.0]

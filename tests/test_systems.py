@@ -37,8 +37,18 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "compare"
 ARTS = str(Path(sys.executable).parent / "arts")
 N_INPUTS = 40
-LEADERBOARD_COLUMNS = {"system", "n", "arts_mean", "arts_mean_low", "arts_mean_high", "arts_delta_mean", "rating",
-                       "rating_low", "rating_high", "win_rate"}
+LEADERBOARD_COLUMNS = {
+    "system",
+    "n",
+    "arts_mean",
+    "arts_mean_low",
+    "arts_mean_high",
+    "arts_delta_mean",
+    "rating",
+    "rating_low",
+    "rating_high",
+    "win_rate",
+}
 PAIRWISE_COLUMNS = {"system_a", "system_b", "arts_mean_diff", "p_value", "win_rate_a"}
 
 
@@ -105,7 +115,9 @@ def test_intervals_contain_the_point_estimates(learned_comparison):
     for col in ("arts_mean_diff", "win_rate_a"):
         assert np.all(pw[f"{col}_low"] <= pw[col] + 1e-9) and np.all(pw[col] <= pw[f"{col}_high"] + 1e-9)
     # a real spread, not a degenerate interval
-    assert (lb.set_index("system").loc["easy", "arts_mean_high"] - lb.set_index("system").loc["easy", "arts_mean_low"]) > 0.01
+    assert (
+        lb.set_index("system").loc["easy", "arts_mean_high"] - lb.set_index("system").loc["easy", "arts_mean_low"]
+    ) > 0.01
 
 
 def test_a_system_against_its_own_copy(learned_comparison):
@@ -149,7 +161,9 @@ def test_pool_view_places_outputs_as_compute_does(learned_comparison, bands):
     per = learned_comparison.per_output.set_index(["system", "input"])
     # to float32 noise: MiniLM embeds the texts in other batches here
     np.testing.assert_allclose(per.loc["hard", "arts"].to_numpy(), alone["arts"], atol=1e-6)
-    np.testing.assert_allclose(per.loc["hard", "arts_delta"].to_numpy(), np.asarray(alone["arts_delta"], float), atol=1e-6)
+    np.testing.assert_allclose(
+        per.loc["hard", "arts_delta"].to_numpy(), np.asarray(alone["arts_delta"], float), atol=1e-6
+    )
     np.testing.assert_allclose(per.loc["hard", "fkgl"].to_numpy(), alone["fkgl"])
 
 
@@ -165,16 +179,33 @@ def test_correlations_with_human_scores(learned_comparison, bands):
     assert corr.loc[("segment", "fre"), "spearman"] > 0.2
     # the direction of the human scores is honoured
     outputs, sources, gpt4 = bands
-    flipped = compare_systems(outputs, sources=sources, human_scores={k: [-v for v in s] for k, s in gpt4.items()},
-                              human_higher_is="simpler", n_resamples=50, views="pool", formulas=None)
+    flipped = compare_systems(
+        outputs,
+        sources=sources,
+        human_scores={k: [-v for v in s] for k, s in gpt4.items()},
+        human_higher_is="simpler",
+        n_resamples=50,
+        views="pool",
+        formulas=None,
+    )
     again = flipped.correlations.set_index(["level", "measure"])
     assert again.loc[("segment", "arts"), "spearman"] == pytest.approx(corr.loc[("segment", "arts"), "spearman"])
 
 
 def test_to_dir_writes_every_table_and_the_figure(learned_comparison, tmp_path):
     files = learned_comparison.to_dir(tmp_path / "out")
-    expected = {"leaderboard.csv", "leaderboard.md", "leaderboard.json", "pairwise.csv", "pairwise.md",
-                "win_rates.csv", "per_output.csv", "correlations.csv", "comparison.json", "leaderboard.png"}
+    expected = {
+        "leaderboard.csv",
+        "leaderboard.md",
+        "leaderboard.json",
+        "pairwise.csv",
+        "pairwise.md",
+        "win_rates.csv",
+        "per_output.csv",
+        "correlations.csv",
+        "comparison.json",
+        "leaderboard.png",
+    }
     assert set(files) == expected and all(p.is_file() for p in files.values())
     lb = pd.read_csv(files["leaderboard.csv"])
     assert list(lb["system"]) == list(learned_comparison.leaderboard["system"])
@@ -197,8 +228,13 @@ def test_figure_has_the_interval_panels_and_the_heat_map(learned_comparison):
 
 def test_references_are_ranked_beside_systems(bands):
     outputs, sources, _ = bands
-    res = compare_systems({"easy": outputs["easy"], "hard": outputs["hard"]}, sources=sources,
-                          references=outputs["mid"], n_resamples=50, formulas=None)
+    res = compare_systems(
+        {"easy": outputs["easy"], "hard": outputs["hard"]},
+        sources=sources,
+        references=outputs["mid"],
+        n_resamples=50,
+        formulas=None,
+    )
     lb = res.leaderboard
     assert list(lb["system"]) == ["easy", "reference", "hard"]
     assert list(lb["kind"]) == ["system", "reference", "system"]
@@ -230,8 +266,9 @@ def test_outputs_without_words_are_scored_as_compute_scores_them(bands):
         return
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
-        res = compare_systems({"odd": odd, "easy": outputs["easy"][:4]}, sources=sources[:4], n_resamples=20,
-                              formulas=["fkgl"])
+        res = compare_systems(
+            {"odd": odd, "easy": outputs["easy"][:4]}, sources=sources[:4], n_resamples=20, formulas=["fkgl"]
+        )
     per = res.per_output.set_index(["system", "input"])
     np.testing.assert_allclose(per.loc["odd", "arts"].to_numpy(), np.asarray(expected["arts"], float), atol=1e-6)
     np.testing.assert_allclose(per.loc["odd", "fkgl"].to_numpy(), np.asarray(expected["fkgl"], float))
@@ -244,7 +281,10 @@ def test_outputs_without_words_are_scored_as_compute_scores_them(bands):
     "kwargs, message",
     [
         (dict(outputs={"a": ["x y", "z w"], "b": ["x y"]}), r"'b' has 1"),
-        (dict(outputs={"a": ["x y", "z w"], "b": ["x y", "q"]}, sources=["s t"]), r"'a' has 2, 'b' has 2 \(sources has 1\)"),
+        (
+            dict(outputs={"a": ["x y", "z w"], "b": ["x y", "q"]}, sources=["s t"]),
+            r"'a' has 2, 'b' has 2 \(sources has 1\)",
+        ),
         (dict(outputs={}), "at least one system"),
         (dict(outputs={"a": ["x y", "  "]}), r"outputs\['a'\]\[1\]"),
         (dict(outputs={"a": ["x y"], "": ["z"]}), "non-empty strings"),
@@ -275,7 +315,10 @@ def test_randomization_test_matches_scipy_exactly_for_few_inputs():
     x, y = rng.normal(size=10), rng.normal(0.6, 1.0, size=10)
     ours = paired_randomization_test(x - y, n_permutations=5000)
     theirs = sps.permutation_test(
-        (x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", vectorized=True,
+        (x, y),
+        lambda a, b, axis: np.mean(a - b, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
         n_resamples=5000,
     ).pvalue
     assert ours == pytest.approx(theirs, abs=1e-12)  # both enumerate all 1024 sign patterns
@@ -309,8 +352,12 @@ def test_bootstrap_helpers():
 
 def test_correlation_rows_report_undefined_instead_of_failing():
     human = [np.array([1.0, 1.0, 1.0]), np.array([1.0, 1.0, 1.0])]
-    rows = correlation_rows(human, {"arts": np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])},
-                            {"arts_mean": np.array([0.3, 0.4])}, {"arts": True, "arts_mean": True})
+    rows = correlation_rows(
+        human,
+        {"arts": np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])},
+        {"arts_mean": np.array([0.3, 0.4])},
+        {"arts": True, "arts_mean": True},
+    )
     assert {r["level"] for r in rows} == {"system", "segment"}
     assert all(math.isnan(r["spearman"]) and r["note"] for r in rows)
 
@@ -331,8 +378,11 @@ def _length_systems(texts, n=6):
     by_len = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     short, medium, long_ = by_len[:n], by_len[40 : 40 + n], by_len[-n:]
     used = set(short) | set(medium) | set(long_)
-    outputs = {"short": [texts[i] for i in short], "medium": [texts[i] for i in medium],
-               "long": [texts[i] for i in long_]}
+    outputs = {
+        "short": [texts[i] for i in short],
+        "medium": [texts[i] for i in medium],
+        "long": [texts[i] for i in long_],
+    }
     return outputs, used
 
 
@@ -363,7 +413,9 @@ def test_llm_head_to_head_requests_are_counted_cached_and_budgeted(make_server, 
     pd.testing.assert_frame_equal(again.leaderboard, first.leaderboard)
 
     # both orders: two requests per match (none cached yet for the reversed order of half of them)
-    both = compare_systems(outputs, judge=get_judge(spec, both_orders=True, **opts), views="head_to_head", n_resamples=50)
+    both = compare_systems(
+        outputs, judge=get_judge(spec, both_orders=True, **opts), views="head_to_head", n_resamples=50
+    )
     assert both.info["head_to_head"]["requests"] + both.info["head_to_head"]["cached"] == 2 * 18
     assert list(both.leaderboard["system"]) == ["short", "medium", "long"]
 
@@ -390,10 +442,23 @@ def test_llm_budget_leaves_unanswered_matches_out(make_server, arts94, tmp_path)
 def test_arts_compare_on_the_shipped_examples(tmp_path):
     out = tmp_path / "cmp"
     proc = subprocess.run(
-        [ARTS, "compare", "--sources", str(EXAMPLES / "sources.txt"), "--system", f"light={EXAMPLES / 'light.txt'}",
-         "--system", f"strong={EXAMPLES / 'strong.txt'}", "--system", f"copy={EXAMPLES / 'sources.txt'}",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=600,
+        [
+            ARTS,
+            "compare",
+            "--sources",
+            str(EXAMPLES / "sources.txt"),
+            "--system",
+            f"light={EXAMPLES / 'light.txt'}",
+            "--system",
+            f"strong={EXAMPLES / 'strong.txt'}",
+            "--system",
+            f"copy={EXAMPLES / 'sources.txt'}",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -416,9 +481,25 @@ def test_arts_compare_reads_human_scores(tmp_path, capsys):
     for name, texts in lines.items():
         rows += [f"{name},{i},{len(texts[i])}" for i in reversed(range(len(texts)))]
     human.write_text("\n".join(rows) + "\n")
-    code = cli.main(["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--system",
-                     f"strong={EXAMPLES / 'strong.txt'}", "--human", str(human), "--human-higher-is", "harder",
-                     "--formulas", "none", "--out", str(tmp_path / "o"), "--resamples", "50"])
+    code = cli.main(
+        [
+            "compare",
+            "--system",
+            f"light={EXAMPLES / 'light.txt'}",
+            "--system",
+            f"strong={EXAMPLES / 'strong.txt'}",
+            "--human",
+            str(human),
+            "--human-higher-is",
+            "harder",
+            "--formulas",
+            "none",
+            "--out",
+            str(tmp_path / "o"),
+            "--resamples",
+            "50",
+        ]
+    )
     assert code == 0
     corr = pd.read_csv(tmp_path / "o" / "correlations.csv").set_index(["level", "measure"])
     assert corr.loc[("segment", "arts"), "n"] == 16 and corr.loc[("segment", "arts"), "spearman"] > 0.3
@@ -448,10 +529,12 @@ def test_arts_compare_errors_are_one_line(argv, message, tmp_path, capsys, monke
 def test_human_file_errors_name_the_line(tmp_path, capsys):
     human = tmp_path / "h.csv"
     human.write_text("system,score\nlight,1\nlight,x\n")
-    code = cli.main(["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--human", str(human),
-                     "--out", str(tmp_path / "o")])
+    code = cli.main(
+        ["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--human", str(human), "--out", str(tmp_path / "o")]
+    )
     assert code == 2 and "line 3" in capsys.readouterr().err
     human.write_text("system,score\nlight,1\n")
-    code = cli.main(["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--human", str(human),
-                     "--out", str(tmp_path / "o")])
+    code = cli.main(
+        ["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--human", str(human), "--out", str(tmp_path / "o")]
+    )
     assert code == 2 and "no score for input(s) [1, 2" in capsys.readouterr().err

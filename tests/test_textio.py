@@ -58,8 +58,13 @@ def test_txt_trailing_blank_lines_are_ignored_and_a_blank_line_inside_is_named(t
 
 @pytest.mark.parametrize("suffix", [".txt", ".jsonl", ".json", ".csv", ".tsv"])
 def test_text_that_is_not_utf8_is_named_by_line(tmp_path, suffix):
-    lines = {".txt": [b"fine", b"caf\xe9 latin-1"], ".jsonl": [b'{"text": "fine"}', b'{"text": "caf\xe9"}'],
-             ".json": [b'["fine",', b' "caf\xe9"]'], ".csv": [b"text", b"caf\xe9"], ".tsv": [b"text", b"caf\xe9"]}
+    lines = {
+        ".txt": [b"fine", b"caf\xe9 latin-1"],
+        ".jsonl": [b'{"text": "fine"}', b'{"text": "caf\xe9"}'],
+        ".json": [b'["fine",', b' "caf\xe9"]'],
+        ".csv": [b"text", b"caf\xe9"],
+        ".tsv": [b"text", b"caf\xe9"],
+    }
     path = tmp_path / f"x{suffix}"
     path.write_bytes(b"\n".join(lines[suffix]) + b"\n")
     with pytest.raises(ValueError, match=r"x\.\w+ line 2: not UTF-8 text \(byte 0xe9 at column \d+\)"):

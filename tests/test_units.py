@@ -18,8 +18,10 @@ from arts_metric.scoring import score_texts
 from arts_metric.segment import sentence_units
 from arts_metric.units import place_texts
 
-HARD = ("Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
-        "interlocutory determination regarding proportionality remained fundamentally contestable.")
+HARD = (
+    "Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
+    "interlocutory determination regarding proportionality remained fundamentally contestable."
+)
 EASY = ["The dog ran.", "It was fun.", "We sat down.", "The sun set.", "I ate soup.", "He slept."]
 SPLIT = 60  # texts longer than this are cut into sentences
 POOL_SIZE = 20
@@ -69,8 +71,12 @@ class KnownPairJudge(Judge):
 @pytest.fixture(scope="module")
 def pool() -> Pool:
     ids = [str(j) for j in range(POOL_SIZE)]
-    return Pool(name="toy", ids=ids, ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
-                texts=[f"pool text {j}" for j in range(POOL_SIZE)])
+    return Pool(
+        name="toy",
+        ids=ids,
+        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+        texts=[f"pool text {j}" for j in range(POOL_SIZE)],
+    )
 
 
 def _config(**kw) -> ScoringConfig:
@@ -145,8 +151,9 @@ def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(po
     judge = KnownScoreJudge()
     judge.compare_close = lambda pairs: [0.123 for _ in pairs]  # what single-unit pairs get
     doc = " ".join([HARD, *EASY])
-    out = score_texts([" ".join(EASY), EASY[1]], sources=[doc, EASY[0]], judge=judge, pool=pool,
-                      split_above=SPLIT, formulas=[])
+    out = score_texts(
+        [" ".join(EASY), EASY[1]], sources=[doc, EASY[0]], judge=judge, pool=pool, split_above=SPLIT, formulas=[]
+    )
     want = expected_score(out["source_arts_elo"][0], out["arts_elo"][0])
     assert out["p_output_easier"][0] == pytest.approx(float(want), abs=1e-12)
     assert out["p_output_easier"][1] == 0.123

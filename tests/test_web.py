@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 
-from arts_metric.build import build, open_store, prepare
+from arts_metric.builder import build, open_store, prepare
 from arts_metric.data import parse_history
 from arts_metric.web import make_server
 
@@ -80,8 +80,15 @@ def _snapshot(folder: Path) -> dict:
         conn.close()
 
 
-def _call(server, method: str, path: str, body=None, token: str | None = None, headers: dict | None = None,
-          ctype: str | None = "application/json"):
+def _call(
+    server,
+    method: str,
+    path: str,
+    body=None,
+    token: str | None = None,
+    headers: dict | None = None,
+    ctype: str | None = "application/json",
+):
     """One request on a fresh connection; returns (status, decoded JSON or text, response headers)."""
     conn = http.client.HTTPConnection(*server.server_address[:2], timeout=30)
     h = {}
@@ -215,8 +222,14 @@ def test_rater_flow_with_personal_and_sign_up_links(tmp_path, browser):
         assert all(t is not None and t > 0 for t in store.elapsed("human:alice"))
 
     # The build combines the human with the stored decisions (no one is asked again) and exports.
-    result = build([{"id": f"t{i}", "text": t} for i, t in enumerate(TEXTS)], ["human:alice"], folder,
-                   matches_per_text=2, seed=4, progress=False)
+    result = build(
+        [{"id": f"t{i}", "text": t} for i, t in enumerate(TEXTS)],
+        ["human:alice"],
+        folder,
+        matches_per_text=2,
+        seed=4,
+        progress=False,
+    )
     assert [m.harder for m in result.majority] == [m.harder for m in history]
     # Our "shorter is easier" rater gives the longest text the top score.
     longest = max(range(len(TEXTS)), key=lambda i: len(TEXTS[i]))
@@ -367,14 +380,22 @@ def test_a_page_from_another_origin_cannot_write(tmp_path, browser):
         before = _snapshot(folder)
         seen = []
         attack = ctx.new_page()
-        attack.on("response", lambda r: seen.append((r.request.method, r.url, r.status))
-                  if r.url.startswith(server.url + "api/") else None)
+        attack.on(
+            "response",
+            lambda r: (
+                seen.append((r.request.method, r.url, r.status)) if r.url.startswith(server.url + "api/") else None
+            ),
+        )
         failed = []
         attack.on("requestfailed", lambda r: failed.append((r.method, r.url, r.failure)))
-        with attack.expect_response(lambda r: r.url == server.url + "api/decide"
-                                    and r.request.method == "POST" and "text/plain" in
-                                    (r.request.headers.get("content-type") or "")
-                                    and r.request.resource_type == "document") as form_answer:
+        with attack.expect_response(
+            lambda r: (
+                r.url == server.url + "api/decide"
+                and r.request.method == "POST"
+                and "text/plain" in (r.request.headers.get("content-type") or "")
+                and r.request.resource_type == "document"
+            )
+        ) as form_answer:
             attack.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
         attack.wait_for_function("window.results !== undefined && window.results.length === 5")
         results = {label: (kind, status) for label, kind, status in attack.evaluate("window.results")}
@@ -405,22 +426,35 @@ def test_every_api_route_needs_a_valid_token(tmp_path):
         revoked = server.app.new_link("alice")
         server.app.revoke("alice")
         before = _snapshot(folder)
-        routes = [("GET", "/api/config", None), ("GET", "/api/next?rater=alice", None),
-                  ("GET", "/api/history?rater=alice", None), ("GET", "/api/progress", None),
-                  ("POST", "/api/login", {"name": "zed"}), ("POST", "/api/decide", {"rater": "alice", "match": 0,
-                                                                                    "clicked": 0}),
-                  ("POST", "/api/rank", {"rater": "alice", "batch": 0}), ("POST", "/api/links", {"name": "zed"}),
-                  ("POST", "/api/revoke", {"name": "alice"}), ("GET", "/api/nothing-here", None)]
+        routes = [
+            ("GET", "/api/config", None),
+            ("GET", "/api/next?rater=alice", None),
+            ("GET", "/api/history?rater=alice", None),
+            ("GET", "/api/progress", None),
+            ("POST", "/api/login", {"name": "zed"}),
+            ("POST", "/api/decide", {"rater": "alice", "match": 0, "clicked": 0}),
+            ("POST", "/api/rank", {"rater": "alice", "batch": 0}),
+            ("POST", "/api/links", {"name": "zed"}),
+            ("POST", "/api/revoke", {"name": "alice"}),
+            ("GET", "/api/nothing-here", None),
+        ]
         for method, path, body in routes:
-            for headers in ({}, {"Authorization": "Bearer not-a-token"}, {"Authorization": f"Bearer {revoked}"},
-                            {"Authorization": f"Basic {server.app.coordinator_token}"},
-                            {"Authorization": "Bearer"}):
+            for headers in (
+                {},
+                {"Authorization": "Bearer not-a-token"},
+                {"Authorization": f"Bearer {revoked}"},
+                {"Authorization": f"Basic {server.app.coordinator_token}"},
+                {"Authorization": "Bearer"},
+            ):
                 status, out, _ = _call(server, method, path, body, headers=headers)
                 assert status == 403 and "valid token" in out["error"], (method, path, headers, status, out)
         # The page itself is public but holds no data.
         status, page, r = _call(server, "GET", "/")
-        assert status == 200 and TEXTS[0] not in page and "frame-ancestors 'none'" in r.getheader(
-            "Content-Security-Policy")
+        assert (
+            status == 200
+            and TEXTS[0] not in page
+            and "frame-ancestors 'none'" in r.getheader("Content-Security-Policy")
+        )
         assert _snapshot(folder) == before
     finally:
         _stop(server)
@@ -435,26 +469,32 @@ def test_a_rater_token_acts_only_for_its_rater_and_the_coordinator_sees_all(tmp_
         alice, bob = app.new_link("alice"), app.new_link("bob")
         status, p, _ = _call(server, "GET", "/api/next", token=bob)
         m = p["match"]
-        status, p, _ = _call(server, "POST", "/api/decide", {"match": m["match"], "clicked": m["a"]["index"]},
-                             token=bob)
+        status, p, _ = _call(
+            server, "POST", "/api/decide", {"match": m["match"], "clicked": m["a"]["index"]}, token=bob
+        )
         assert status == 200 and p["recorded"]
         bob_before = app.history("human:bob")
 
         # alice's token cannot write, read or resume as bob.
-        for method, path, body in (("POST", "/api/decide", {"rater": "bob", "match": 1, "clicked": 0}),
-                                   ("POST", "/api/decide", {"rater": "human:bob", "match": 1, "clicked": 0}),
-                                   ("POST", "/api/login", {"name": "bob"}),
-                                   ("GET", "/api/next?rater=bob", None), ("GET", "/api/history?rater=human:bob", None),
-                                   ("GET", "/api/progress", None), ("POST", "/api/links", {"name": "bob"}),
-                                   ("POST", "/api/revoke", {"name": "bob"})):
+        for method, path, body in (
+            ("POST", "/api/decide", {"rater": "bob", "match": 1, "clicked": 0}),
+            ("POST", "/api/decide", {"rater": "human:bob", "match": 1, "clicked": 0}),
+            ("POST", "/api/login", {"name": "bob"}),
+            ("GET", "/api/next?rater=bob", None),
+            ("GET", "/api/history?rater=human:bob", None),
+            ("GET", "/api/progress", None),
+            ("POST", "/api/links", {"name": "bob"}),
+            ("POST", "/api/revoke", {"name": "bob"}),
+        ):
             status, out, _ = _call(server, method, path, body, token=alice)
             assert status == 403, (method, path, status, out)
         assert app.history("human:bob") == bob_before and app.access.link_counts()["human:bob"] == 1
         # Her own decision goes to her.
         status, p, _ = _call(server, "GET", "/api/next", token=alice)
         m = p["match"]
-        status, p, _ = _call(server, "POST", "/api/decide", {"match": m["match"], "clicked": m["b"]["index"]},
-                             token=alice)
+        status, p, _ = _call(
+            server, "POST", "/api/decide", {"match": m["match"], "clicked": m["b"]["index"]}, token=alice
+        )
         assert status == 200 and p["done"] == 1
         status, hist, r = _call(server, "GET", "/api/history", token=alice)
         assert status == 200 and "attachment" in r.getheader("Content-Disposition")
@@ -464,12 +504,15 @@ def test_a_rater_token_acts_only_for_its_rater_and_the_coordinator_sees_all(tmp_
         coord = app.coordinator_token
         status, prog, _ = _call(server, "GET", "/api/progress", token=coord)
         assert status == 200 and {(r["name"], r["done"], r["links"]) for r in prog["raters"]} == {
-            ("alice", 1, 1), ("bob", 1, 1)}
+            ("alice", 1, 1),
+            ("bob", 1, 1),
+        }
         for name in ("alice", "bob"):
             status, hist, _ = _call(server, "GET", f"/api/history?rater={name}", token=coord)
             assert status == 200 and hist == app.history(f"human:{name}")
-        status, out, _ = _call(server, "POST", "/api/decide", {"rater": "alice", "match": 2, "clicked": 0},
-                               token=coord)
+        status, out, _ = _call(
+            server, "POST", "/api/decide", {"rater": "alice", "match": 2, "clicked": 0}, token=coord
+        )
         assert status == 403 and "coordinator link cannot" in out["error"]
 
         # The sign-up token starts new raters only, and does nothing else.
@@ -477,9 +520,13 @@ def test_a_rater_token_acts_only_for_its_rater_and_the_coordinator_sees_all(tmp_
         for name in ("alice", "bob"):
             status, out, _ = _call(server, "POST", "/api/login", {"name": name}, token=signup)
             assert status == 409 and "already exists" in out["error"]
-        for method, path, body in (("POST", "/api/decide", {"rater": "alice", "match": 2, "clicked": 0}),
-                                   ("GET", "/api/next?rater=alice", None), ("GET", "/api/history?rater=alice", None),
-                                   ("GET", "/api/progress", None), ("POST", "/api/links", {"name": "x"})):
+        for method, path, body in (
+            ("POST", "/api/decide", {"rater": "alice", "match": 2, "clicked": 0}),
+            ("GET", "/api/next?rater=alice", None),
+            ("GET", "/api/history?rater=alice", None),
+            ("GET", "/api/progress", None),
+            ("POST", "/api/links", {"name": "x"}),
+        ):
             assert _call(server, method, path, body, token=signup)[0] == 403, (method, path)
         status, p, _ = _call(server, "POST", "/api/login", {"name": "carol"}, token=signup)
         assert status == 200 and p["rater"] == "human:carol" and p["done"] == 0
@@ -514,14 +561,16 @@ def test_cross_origin_and_rebinding_requests_are_refused(tmp_path):
         host = f"127.0.0.1:{server.server_address[1]}"
         decide = {"match": 0, "clicked": server.app.pairs[0][0]}
         before = _snapshot(folder)
-        for headers, what in (({"Origin": "http://127.0.0.1:1"}, "cross-origin"),
-                              ({"Origin": "null"}, "cross-origin"),
-                              ({"Origin": f"http://{host}.evil.example"}, "cross-origin"),
-                              ({"Sec-Fetch-Site": "same-site"}, "cross-origin"),
-                              ({"Sec-Fetch-Site": "cross-site"}, "cross-origin"),
-                              ({"Host": f"rebind.example:{server.server_address[1]}"}, "DNS rebinding"),
-                              ({"Host": f"10.0.0.8:{server.server_address[1]}"}, "DNS rebinding"),
-                              ({"Host": ""}, "DNS rebinding")):
+        for headers, what in (
+            ({"Origin": "http://127.0.0.1:1"}, "cross-origin"),
+            ({"Origin": "null"}, "cross-origin"),
+            ({"Origin": f"http://{host}.evil.example"}, "cross-origin"),
+            ({"Sec-Fetch-Site": "same-site"}, "cross-origin"),
+            ({"Sec-Fetch-Site": "cross-site"}, "cross-origin"),
+            ({"Host": f"rebind.example:{server.server_address[1]}"}, "DNS rebinding"),
+            ({"Host": f"10.0.0.8:{server.server_address[1]}"}, "DNS rebinding"),
+            ({"Host": ""}, "DNS rebinding"),
+        ):
             for method, path, body in (("POST", "/api/decide", decide), ("GET", "/api/next", None)):
                 status, out, r = _call(server, method, path, body, token=tok, headers=headers)
                 assert status == 403 and what in out["error"], (headers, status, out)
@@ -533,18 +582,32 @@ def test_cross_origin_and_rebinding_requests_are_refused(tmp_path):
             status, out, _ = _call(server, "POST", "/api/decide", decide, token=tok, ctype=ctype)
             assert status == 415 and "application/json" in out["error"], (ctype, status)
         # A CORS preflight is never granted.
-        status, out, r = _call(server, "OPTIONS", "/api/decide", headers={
-            "Origin": "http://127.0.0.1:1", "Access-Control-Request-Method": "POST"})
+        status, out, r = _call(
+            server,
+            "OPTIONS",
+            "/api/decide",
+            headers={"Origin": "http://127.0.0.1:1", "Access-Control-Request-Method": "POST"},
+        )
         assert status == 403 and r.getheader("Access-Control-Allow-Origin") is None
         assert _snapshot(folder) == before
         # The page's own requests pass: same origin, by address or as localhost.
-        for h in ({"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"},
-                  {"Host": f"localhost:{server.server_address[1]}",
-                   "Origin": f"http://localhost:{server.server_address[1]}"}):
+        for h in (
+            {"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"},
+            {
+                "Host": f"localhost:{server.server_address[1]}",
+                "Origin": f"http://localhost:{server.server_address[1]}",
+            },
+        ):
             status, out, _ = _call(server, "GET", "/api/next", token=tok, headers=h)
             assert status == 200, (h, out)
-        status, out, _ = _call(server, "POST", "/api/decide", decide, token=tok,
-                               headers={"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"})
+        status, out, _ = _call(
+            server,
+            "POST",
+            "/api/decide",
+            decide,
+            token=tok,
+            headers={"Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"},
+        )
         assert status == 200 and out["recorded"]
     finally:
         _stop(server)
@@ -591,8 +654,11 @@ def test_malformed_bodies_get_a_4xx_json_answer(tmp_path):
         status, out, r = _call(server, "POST", "/api/decide", b"x" * (10 << 20), token=tok)
         assert status == 413 and "over the limit" in out["error"] and r.getheader("Connection") == "close"
         # A negative or malformed length and a chunked body: answered at once, not waited for.
-        for headers, code in (({"Content-Length": "-1"}, 400), ({"Content-Length": "12abc"}, 400),
-                              ({"Transfer-Encoding": "chunked"}, 411)):
+        for headers, code in (
+            ({"Content-Length": "-1"}, 400),
+            ({"Content-Length": "12abc"}, 400),
+            ({"Transfer-Encoding": "chunked"}, 411),
+        ):
             conn = http.client.HTTPConnection(*server.server_address[:2], timeout=10)
             conn.putrequest("POST", "/api/decide")
             conn.putheader("Authorization", f"Bearer {tok}")
@@ -605,15 +671,18 @@ def test_malformed_bodies_get_a_4xx_json_answer(tmp_path):
             conn.close()
         # A body shorter than its Content-Length (the client stops sending): 400, not a hang or a drop.
         with socket.create_connection(server.server_address[:2], timeout=10) as sock:
-            sock.sendall(f"POST /api/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n"
-                         "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"match\": 0}".encode())
+            sock.sendall(
+                f"POST /api/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {tok}\r\n"
+                'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"match": 0}'.encode()
+            )
             sock.shutdown(socket.SHUT_WR)
             answer = b"".join(iter(lambda: sock.recv(65536), b""))
         assert answer.startswith(b"HTTP/1.0 400") and b"ended after 12 of 100 bytes" in answer
         assert _snapshot(folder) == before
         # The server still works.
-        status, out, _ = _call(server, "POST", "/api/decide", {"match": 0, "clicked": a, "elapsed_ms": 1500},
-                               token=tok)
+        status, out, _ = _call(
+            server, "POST", "/api/decide", {"match": 0, "clicked": a, "elapsed_ms": 1500}, token=tok
+        )
         assert status == 200 and out["recorded"] and out["done"] == 1
         status, again, _ = _call(server, "POST", "/api/decide", {"match": 0, "clicked": b}, token=tok)
         assert status == 200 and not again["recorded"] and again["done"] == 1  # a double click changes nothing
@@ -633,18 +702,21 @@ def test_rank_rate_api_rejects_malformed_bodies(tmp_path):
         batch = p["batch"]["batch"]
         idx = [t["index"] for t in p["batch"]["texts"]]
         good = {str(i): "A1" for i in idx}
-        for body, msg in (({"batch": batch, "order": [None] + idx[1:], "cefr": good}, f"batch {batch}"),
-                          ({"batch": batch, "order": idx, "cefr": {"x": "A1"}}, f"batch {batch}"),
-                          ({"batch": batch, "order": idx, "cefr": {str(i): "Z9" for i in idx}}, f"batch {batch}"),
-                          ({"batch": batch + 0.5, "order": idx, "cefr": good}, "'batch' must be an integer"),
-                          ({"batch": str(batch), "order": idx, "cefr": good}, "'batch' must be an integer"),
-                          ({"batch": batch, "order": idx, "cefr": good, "elapsed_ms": True}, "'elapsed_ms'"),
-                          ({"batch": batch, "order": [i + 0.5 for i in idx], "cefr": good}, f"batch {batch}")):
+        for body, msg in (
+            ({"batch": batch, "order": [None] + idx[1:], "cefr": good}, f"batch {batch}"),
+            ({"batch": batch, "order": idx, "cefr": {"x": "A1"}}, f"batch {batch}"),
+            ({"batch": batch, "order": idx, "cefr": {str(i): "Z9" for i in idx}}, f"batch {batch}"),
+            ({"batch": batch + 0.5, "order": idx, "cefr": good}, "'batch' must be an integer"),
+            ({"batch": str(batch), "order": idx, "cefr": good}, "'batch' must be an integer"),
+            ({"batch": batch, "order": idx, "cefr": good, "elapsed_ms": True}, "'elapsed_ms'"),
+            ({"batch": batch, "order": [i + 0.5 for i in idx], "cefr": good}, f"batch {batch}"),
+        ):
             status, out, _ = _call(server, "POST", "/api/rank", body, token=tok)
             assert status == 400 and msg in out["error"], (body, out)
         assert server.app.store.ranked_batches("human:fay") == set()
-        status, p, _ = _call(server, "POST", "/api/rank", {"batch": batch, "order": idx,
-                                                           "cefr": {str(i): "B1" for i in idx}}, token=tok)
+        status, p, _ = _call(
+            server, "POST", "/api/rank", {"batch": batch, "order": idx, "cefr": {str(i): "B1" for i in idx}}, token=tok
+        )
         assert status == 200 and p["recorded"] and p["done"] == 1
     finally:
         _stop(server)
@@ -652,9 +724,14 @@ def test_rank_rate_api_rejects_malformed_bodies(tmp_path):
 
 def _start_cli(args: list[str]) -> tuple[subprocess.Popen, dict[str, str]]:
     """Start `arts rate ...`; returns the process and its printed links by label."""
-    proc = subprocess.Popen([sys.executable, "-m", "arts_metric.cli", "rate", *args], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arts_metric.cli", "rate", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     lines: queue.Queue = queue.Queue()
 
     def pump() -> None:  # a reader thread, so that a silent server fails the test instead of hanging it
@@ -696,8 +773,9 @@ def _token(link: str) -> str:
 
 
 def _get(link: str, path: str) -> int:
-    req = urllib.request.Request(link.split("#", 1)[0] + path.lstrip("/"),
-                                 headers={"Authorization": f"Bearer {_token(link)}"})
+    req = urllib.request.Request(
+        link.split("#", 1)[0] + path.lstrip("/"), headers={"Authorization": f"Bearer {_token(link)}"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status

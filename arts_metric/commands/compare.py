@@ -14,6 +14,7 @@ from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
+from arts_metric.directions import DIRECTIONS
 from arts_metric.textio import read_labelled_rows, read_texts
 
 
@@ -31,30 +32,57 @@ def register(sub: argparse._SubParsersAction) -> None:
             "comparison.json and leaderboard.png to --out, and prints the leaderboard."
         ),
     )
-    p.add_argument("--system", "-s", action="append", required=True, metavar="NAME=FILE",
-                   help="a system's outputs, one per input in input order (repeatable): .txt (one per line), "
-                        ".jsonl/.json/.csv/.tsv/.parquet with a text field (--field)")
-    p.add_argument("--sources", metavar="FILE", help="the inputs before simplification (adds ARTS delta, "
-                                                      "positive = output easier)")
-    p.add_argument("--references", nargs="+", metavar="FILE",
-                   help="reference simplifications, each file one reference set, compared like systems and "
-                        "marked as references (named reference, or reference-1, reference-2, ...)")
-    p.add_argument("--human", metavar="FILE",
-                   help="human scores of the outputs: .csv/.jsonl/... with columns system, score and optionally "
-                        "index (0-based input number; else each system's rows are in input order); adds system- "
-                        "and segment-level correlations of every measure with the humans")
-    p.add_argument("--human-higher-is", choices=("harder", "simpler"), default="harder",
-                   help="what a higher human score means (default harder)")
+    p.add_argument(
+        "--system",
+        "-s",
+        action="append",
+        required=True,
+        metavar="NAME=FILE",
+        help="a system's outputs, one per input in input order (repeatable): .txt (one per line), "
+        ".jsonl/.json/.csv/.tsv/.parquet with a text field (--field)",
+    )
+    p.add_argument(
+        "--sources",
+        metavar="FILE",
+        help="the inputs before simplification (adds ARTS delta, positive = output easier)",
+    )
+    p.add_argument(
+        "--references",
+        nargs="+",
+        metavar="FILE",
+        help="reference simplifications, each file one reference set, compared like systems and "
+        "marked as references (named reference, or reference-1, reference-2, ...)",
+    )
+    p.add_argument(
+        "--human",
+        metavar="FILE",
+        help="human scores of the outputs: .csv/.jsonl/... with columns system, score and optionally "
+        "index (0-based input number; else each system's rows are in input order); adds system- "
+        "and segment-level correlations of every measure with the humans",
+    )
+    p.add_argument(
+        "--human-higher-is",
+        choices=DIRECTIONS,
+        default="harder",
+        help="what a higher human score means (default harder)",
+    )
     p.add_argument("--field", default="text", help="text field of .jsonl/.csv inputs (default text)")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if needed)")
     add_setting_flags(p)
     p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo placement")
-    p.add_argument("--views", default="pool,head_to_head",
-                   help="comma-separated: pool, head_to_head (default both); an LLM judge's head-to-head costs "
-                        "inputs x pairs of systems requests")
+    p.add_argument(
+        "--views",
+        default="pool,head_to_head",
+        help="comma-separated: pool, head_to_head (default both); an LLM judge's head-to-head costs "
+        "inputs x pairs of systems requests",
+    )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the inputs (default 1000)")
-    p.add_argument("--permutations", type=int, default=10000,
-                   help="random sign flips of each paired randomization test (default 10000)")
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=10000,
+        help="random sign flips of each paired randomization test (default 10000)",
+    )
     p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="seeds the resampling (default 0)")
     p.set_defaults(func=run)
@@ -135,14 +163,25 @@ def run(args: argparse.Namespace) -> int:
         references = refs[0] if len(refs) == 1 else refs
     human = None
     if args.human:
-        names = list(systems) + (["reference"] if len(args.references or ()) == 1 else
-                                 [f"reference-{k + 1}" for k in range(len(args.references or ()))])
+        names = list(systems) + (
+            ["reference"]
+            if len(args.references or ()) == 1
+            else [f"reference-{k + 1}" for k in range(len(args.references or ()))]
+        )
         human = read_human_file(args.human, names, len(next(iter(systems.values()))))
     try:
         result = compare_systems(
-            systems, sources=sources, references=references, human_scores=human,
-            human_higher_is=args.human_higher_is, views=args.views, n_resamples=args.resamples,
-            n_permutations=args.permutations, level=args.level, seed=args.seed, config=config,
+            systems,
+            sources=sources,
+            references=references,
+            human_scores=human,
+            human_higher_is=args.human_higher_is,
+            views=args.views,
+            n_resamples=args.resamples,
+            n_permutations=args.permutations,
+            level=args.level,
+            seed=args.seed,
+            config=config,
         )
         files = result.to_dir(out)
     except (ARTSDataNotFoundError, EndpointError, ValueError, OSError) as exc:
@@ -150,8 +189,11 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(result.to_markdown())
     h2h = result.info.get("head_to_head")
     if h2h:
-        print(f"head-to-head: {h2h['decided']} of {h2h['matches']} matches decided ({h2h['identical']} identical "
-              f"outputs drawn, {h2h['invalid']} invalid, {h2h['unanswered']} unanswered), "
-              f"{h2h['requests']} requests", file=sys.stderr)
+        print(
+            f"head-to-head: {h2h['decided']} of {h2h['matches']} matches decided ({h2h['identical']} identical "
+            f"outputs drawn, {h2h['invalid']} invalid, {h2h['unanswered']} unanswered), "
+            f"{h2h['requests']} requests",
+            file=sys.stderr,
+        )
     print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
     return 0

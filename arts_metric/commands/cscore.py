@@ -30,9 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("log", type=Path, help="comprehension-test log (CSV with a header row)")
     p.add_argument("--variant", choices=("simple", "complete", "textsize"), default="simple")
     p.add_argument("-o", "--output", type=Path, help="write the CSV here instead of stdout")
-    p.add_argument(
-        "--fraction", action="store_true", help="use Pr as a fraction in [0, 1] instead of a percentage"
-    )
+    p.add_argument("--fraction", action="store_true", help="use Pr as a fraction in [0, 1] instead of a percentage")
     p.add_argument(
         "--time-unit-ms",
         type=float,

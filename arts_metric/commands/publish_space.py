@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "publish-space",
         help="assemble the Hub Space folder of the metric (module script, card, app and its files, the package, "
-             "its requirements)",
+        "its requirements)",
         description=(
             "Write DIR as a Hugging Face Space for the metric: NAME.py (the evaluate module script; NAME "
             "defaults to DIR's folder name, so use a folder named like the Space, e.g. spaces/arts), "
@@ -24,8 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("dir", metavar="DIR", help="the Space folder to write (e.g. spaces/arts)")
     p.add_argument("--name", help="Space / script name (default: DIR's folder name)")
-    p.add_argument("--source", help="checkout with metric_card.md, app.py, the files it shows and the package sources "
-                                    "(default: beside the package)")
+    p.add_argument(
+        "--source",
+        help="checkout with metric_card.md, app.py, the files it shows and the package sources "
+        "(default: beside the package)",
+    )
     p.add_argument("--force", action="store_true", help="write into an existing non-empty folder")
     p.add_argument("--no-check", action="store_true", help="skip the offline evaluate.load(DIR) check")
     p.add_argument("--push-to-hub", metavar="REPO", help="upload DIR as this Space (needs network and a write token)")

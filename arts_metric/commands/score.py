@@ -38,8 +38,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", "-o", help="output file (.jsonl, .json or .csv; default: JSON lines on stdout)")
     p.add_argument("--field", default="text", help="name of the text field in .jsonl/.csv input (default: text)")
     add_setting_flags(p)
-    p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo (default ceil(2 log2 N))")
-    p.add_argument("--target-width", type=float, default=None, help="adaptive: stop when the interval is this narrow (default 0.1)")
+    p.add_argument(
+        "--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo (default ceil(2 log2 N))"
+    )
+    p.add_argument(
+        "--target-width",
+        type=float,
+        default=None,
+        help="adaptive: stop when the interval is this narrow (default 0.1)",
+    )
     p.add_argument("--level", type=float, default=None, help="interval level (default 0.95)")
     p.add_argument("--opponents", choices=("random", "spread"), default=None, help="mle/elo: how opponents are drawn")
     p.add_argument("--seed", type=int, default=None, help="placement seed")
@@ -54,7 +61,7 @@ def _read_rows(source: str, field: str) -> list[tuple[str, dict]]:
         if source == "-":
             raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
             lines = decode_text(raw, "stdin").splitlines()
-            as_json = bool(lines) and all(l.lstrip().startswith("{") for l in lines if l.strip())
+            as_json = bool(lines) and all(ln.lstrip().startswith("{") for ln in lines if ln.strip())
             return labelled_lines(lines, "stdin", "jsonl" if as_json else "txt", field)
         return read_labelled_rows(source, field)
     except ValueError as exc:

@@ -11,17 +11,30 @@ from arts_metric.commands import CLIError
 from arts_metric.config import ScoringConfig
 
 #: ScoringConfig settings given as flags (``--long-texts`` for ``long_texts``), and their types.
-SETTING_FLAGS = {"pool": str, "judge": str, "formulas": str, "long_texts": str, "chunk_chars": int,
-                 "split_above": int, "placement": str, "data_dir": str}
+SETTING_FLAGS = {
+    "pool": str,
+    "judge": str,
+    "formulas": str,
+    "long_texts": str,
+    "chunk_chars": int,
+    "split_above": int,
+    "placement": str,
+    "data_dir": str,
+}
 
 
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``--pool``, ``--judge``, ``--formulas``, ... (None when not given: the config's default applies)."""
     for name, type_ in SETTING_FLAGS.items():
         default = ScoringConfig.default(name)
-        shown = "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
+        shown = (
+            "" if default is None else f" (default: {','.join(default) if isinstance(default, tuple) else default})"
+        )
         parser.add_argument(
-            "--" + name.replace("_", "-"), type=type_, default=None, choices=ScoringConfig.choices(name),
+            "--" + name.replace("_", "-"),
+            type=type_,
+            default=None,
+            choices=ScoringConfig.choices(name),
             help=ScoringConfig.help(name).replace("%", "%%") + shown,
         )
 

@@ -47,7 +47,8 @@ endpoint plug in with `judge="openai:<model>"`. Traditional readability formulas
 (FKGL, FRE, Dale-Chall, ...) are reported beside it.
 """
 
-_KWARGS_DESCRIPTION = """
+_KWARGS_DESCRIPTION = (
+    """
 Args:
     predictions (list of str): texts to score (e.g. system outputs).
     sources (list of str, optional): the texts before simplification, aligned
@@ -64,7 +65,9 @@ Args:
     empty ("error" | "score", default "error"): an empty or whitespace-only
         text is a ValueError naming it, or (with "score") gets `arts` 0.0 and
         None formulas, counted in `n_empty`.
-""" + ScoringConfig.docstring() + """
+"""
+    + ScoringConfig.docstring()
+    + """
 Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     "arts94", "arts300", "arts3000" selects the pool; keyword arguments to
     evaluate.load (pool=, judge=, judge_options=, formulas=, empty=, ...) become
@@ -96,6 +99,7 @@ Examples:
     >>> len(arts.compute(formulas=[])["source_arts"])
     2
 """
+)
 
 _TEXT = datasets.Value("string")
 #: The input sets ``add``/``add_batch``/``compute`` accept, by the inputs they carry.
@@ -133,7 +137,9 @@ def _check_inputs(columns, start):
                 item = [item] if isinstance(item, str) else item
                 if not isinstance(item, (list, tuple)) or not item:
                     raise ValueError(f"references[{start + i}] must be a non-empty list of strings, got {item!r:.60}")
-                refs.append([check_text(r, f"references[{start + i}][{j}]", allow_empty=True) for j, r in enumerate(item)])
+                refs.append(
+                    [check_text(r, f"references[{start + i}][{j}]", allow_empty=True) for j, r in enumerate(item)]
+                )
             present[name] = refs
         else:
             present[name] = [check_text(t, f"{name}[{start + i}]", allow_empty=True) for i, t in enumerate(values)]
@@ -164,8 +170,10 @@ class ARTS(evaluate.Metric):
             raise ValueError(f"unknown configuration {config_name!r} of 'arts'; valid: {', '.join(CONFIG_NAMES)}")
         if config_name in BUILTIN_POOLS:
             if settings.get("pool", config_name) != config_name:
-                raise ValueError(f"configuration {config_name!r} selects pool {config_name!r}, "
-                                 f"but pool={settings['pool']!r} was given too: give one")
+                raise ValueError(
+                    f"configuration {config_name!r} selects pool {config_name!r}, "
+                    f"but pool={settings['pool']!r} was given too: give one"
+                )
             settings["pool"] = config_name
         elif config_name is None and isinstance(settings.get("pool"), str) and settings["pool"] in BUILTIN_POOLS:
             config_name = settings["pool"]
@@ -282,8 +290,18 @@ class ARTS(evaluate.Metric):
         self.data = self.writer = self.selected_feature_format = None
         self.cache_file_name = self.filelock = self.file_paths = self.filelocks = None
 
-    def _compute(self, predictions, sources=None, references=None, human_scores=None, human_higher_is="harder",
-                 empty=None, _added_sources=None, _added_references=None, **settings):
+    def _compute(
+        self,
+        predictions,
+        sources=None,
+        references=None,
+        human_scores=None,
+        human_higher_is="harder",
+        empty=None,
+        _added_sources=None,
+        _added_references=None,
+        **settings,
+    ):
         # Every setting and its default lives in ScoringConfig (documented above);
         # load-time settings are the base, compute() arguments override them.
         config = ScoringConfig.from_settings(settings, base=self.defaults)

@@ -69,4 +69,12 @@ def get_judge(spec: "str | Judge", context: JudgeContext | None = None, **kwargs
 
 __all__ = [
     "UNANSWERED",
-    "is_unanswered","Decision", "Judge", "JudgeContext", "JudgeStats", "PointwiseJudge", "get_judge", "available_judges"]
+    "is_unanswered",
+    "Decision",
+    "Judge",
+    "JudgeContext",
+    "JudgeStats",
+    "PointwiseJudge",
+    "get_judge",
+    "available_judges",
+]

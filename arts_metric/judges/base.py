@@ -217,6 +217,4 @@ class PointwiseJudge(Judge):
         a, lost_a = self.score_status([p[0] for p in pairs])
         b, lost_b = self.score_status([p[1] for p in pairs])
         p = self.prob_harder(a, b)
-        return [
-            UNANSWERED if la or lb else None if np.isnan(x) else float(x) for x, la, lb in zip(p, lost_a, lost_b)
-        ]
+        return [UNANSWERED if la or lb else None if np.isnan(x) else float(x) for x, la, lb in zip(p, lost_a, lost_b)]

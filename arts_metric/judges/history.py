@@ -49,7 +49,9 @@ class HistoryJudge(Judge):
         for m in matches:
             for idx in (m.a, m.b):
                 if not 0 <= idx < len(self.texts):
-                    raise ValueError(f"{name}: match {m.match} names text {idx}, but there are {len(self.texts)} texts")
+                    raise ValueError(
+                        f"{name}: match {m.match} names text {idx}, but there are {len(self.texts)} texts"
+                    )
             self._records[(m.a, m.b)].append(m.outcome_a)
 
     def _indices(self, text: str) -> list[int]:
@@ -113,7 +115,9 @@ def from_spec(
 ) -> HistoryJudge:
     """Factory for ``get_judge("history:...")``; option values may be given as text."""
     if kwargs:
-        raise ValueError(f"unknown options for the history judge: {', '.join(sorted(kwargs))} (known: {', '.join(OPTION_TYPES)})")
+        raise ValueError(
+            f"unknown options for the history judge: {', '.join(sorted(kwargs))} (known: {', '.join(OPTION_TYPES)})"
+        )
     if not rest:
         raise ValueError("the history judge needs a file: 'history:PATH' or 'history:POOL/JUDGE/RUN'")
     given = convert_options({"texts": texts, "pool": pool, "data_dir": data_dir}, OPTION_TYPES, "the history judge")

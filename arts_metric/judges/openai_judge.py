@@ -141,7 +141,9 @@ class _OpenAIJudgeBase:
         info["stats"] = self.stats.as_dict()
         return info
 
-    def _key(self, strategy: str, version: str, texts: Sequence[str], messages: list, extra: dict | None = None) -> str:
+    def _key(
+        self, strategy: str, version: str, texts: Sequence[str], messages: list, extra: dict | None = None
+    ) -> str:
         extra = dict(extra or {})
         extra["prompt_sha"] = messages_digest(messages)
         return judgment_key(self.endpoint.model, strategy, version, self.params, texts, extra)
@@ -149,8 +151,15 @@ class _OpenAIJudgeBase:
     def _settings(self) -> RunSettings:
         st = self.strategy
         return RunSettings(
-            self.endpoint, st.name, st.version, self.params, self.budget, self.options,
-            progress=bool(self.progress), desc=f"{self.endpoint.model} {st.name}", health=self._health,
+            self.endpoint,
+            st.name,
+            st.version,
+            self.params,
+            self.budget,
+            self.options,
+            progress=bool(self.progress),
+            desc=f"{self.endpoint.model} {st.name}",
+            health=self._health,
         )
 
     @asynccontextmanager
@@ -274,7 +283,9 @@ class OpenAIPairwiseJudge(_OpenAIJudgeBase, Judge):
             decisions.append(d)
         self.stats.calls += len(pairs)
         if both:
-            ex["order_inconsistency_rate"] = round(ex.get("order_inconsistent", 0) / max(ex.get("order_pairs", 0), 1), 6)
+            ex["order_inconsistency_rate"] = round(
+                ex.get("order_inconsistent", 0) / max(ex.get("order_pairs", 0), 1), 6
+            )
         return decisions
 
 
@@ -318,7 +329,11 @@ class OpenAIPointwiseJudge(_LatentJudge, PointwiseJudge):
         PointwiseJudge.__init__(self)
         self._setup(endpoint, options, name)
         self.strategy = PointwiseStrategy(
-            options.strategy, style=options.style, examples=options.examples or (), k=options.k, rng_seed=options.rng_seed
+            options.strategy,
+            style=options.style,
+            examples=options.examples or (),
+            k=options.k,
+            rng_seed=options.rng_seed,
         )
 
     #: one request per text: scoring a text is one judge call

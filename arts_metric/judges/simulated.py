@@ -67,8 +67,13 @@ class SimulatedJudge(Judge):
     """
 
     def __init__(
-        self, texts: Sequence[str], truth: Sequence[float], accuracy: float = 1.0, invalid_rate: float = 0.0,
-        seed: int = 0, name: str | None = None,
+        self,
+        texts: Sequence[str],
+        truth: Sequence[float],
+        accuracy: float = 1.0,
+        invalid_rate: float = 0.0,
+        seed: int = 0,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         if not 0.5 <= accuracy <= 1.0:
@@ -120,9 +125,7 @@ class MajorityJudge(Judge):
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:
         if not pairs:
             return []
-        votes = np.array(
-            [[np.nan if d is None else float(d >= 0.5) for d in j.compare(pairs)] for j in self.judges]
-        )
+        votes = np.array([[np.nan if d is None else float(d >= 0.5) for d in j.compare(pairs)] for j in self.judges])
         first = np.nansum(votes, axis=0)
         cast = (~np.isnan(votes)).sum(axis=0)
         second = cast - first
@@ -144,15 +147,22 @@ class SimulatedPointwiseJudge(PointwiseJudge):
     """
 
     def __init__(
-        self, texts: Sequence[str], truth: Sequence[float], noise: float = 0.0, scale: float = 1.0,
-        seed: int = 0, name: str | None = None,
+        self,
+        texts: Sequence[str],
+        truth: Sequence[float],
+        noise: float = 0.0,
+        scale: float = 1.0,
+        seed: int = 0,
+        name: str | None = None,
     ) -> None:
         super().__init__()
         if noise < 0 or scale <= 0:
             raise ValueError(f"noise must be >= 0 and scale > 0, got noise={noise}, scale={scale}")
         self.table = _TruthTable(texts, truth)
         if noise:  # each text's fixed error, drawn once
-            self.table.values = self.table.values + np.random.default_rng(seed).normal(0.0, noise, len(self.table.values))
+            self.table.values = self.table.values + np.random.default_rng(seed).normal(
+                0.0, noise, len(self.table.values)
+            )
         self.scale = float(scale)
         self.name = name or f"simulated-pointwise-{noise:g}"
 

@@ -66,17 +66,29 @@ class LLMOptions:
         "pairwise", DECISION, "pairwise | pairwise_expert | listwise | pointwise | ease_1to5 | cefr", name="changed"
     )
     persona: str | None = _option(
-        None, DECISION, "pairwise_expert: the topic of expertise (alias: topic)", applies=("pairwise_expert",), name="changed"
+        None,
+        DECISION,
+        "pairwise_expert: the topic of expertise (alias: topic)",
+        applies=("pairwise_expert",),
+        name="changed",
     )
     style: str = _option(
-        "own_reasoning", DECISION, "ease_1to5 prompt: simple | ascb | own_reasoning", applies=("ease_1to5",), name="always"
+        "own_reasoning",
+        DECISION,
+        "ease_1to5 prompt: simple | ascb | own_reasoning",
+        applies=("ease_1to5",),
+        name="always",
     )
     examples: Any = _option(
         None, DECISION, "cefr: list of (text, level) or a .jsonl/.json file of {text, level}", applies=("cefr",)
     )
     k: int = _option(5, DECISION, "cefr: in-context examples per request", applies=("cefr",), name="always")
     both_orders: bool = _option(
-        False, DECISION, "pairwise: ask (a, b) and (b, a), combine, report inconsistency", applies=PAIRWISE, name="changed"
+        False,
+        DECISION,
+        "pairwise: ask (a, b) and (b, a), combine, report inconsistency",
+        applies=PAIRWISE,
+        name="changed",
     )
     # Decision: a coin flip replaces what would otherwise be a missing decision.
     invalid: str = _option("record", DECISION, "record (None, counted) | coin_flip (explicit opt-in, still counted)")
@@ -90,12 +102,11 @@ class LLMOptions:
     # Transport: a duplicate of a straggling request, the first answer wins (both may be billed).
     hedges: int = _option(1, TRANSPORT, "duplicates sent for a request that is slow to answer; 0 = never")
     hedge_after: float | None = _option(
-        None, TRANSPORT,
+        None,
+        TRANSPORT,
         "seconds before a slow request is duplicated; None = 3x the 90th percentile of answered requests, at least 1 s",
     )
-    temperature: float | None = _option(
-        0.0, DECISION, "the ARTS authors used 0; None = server default", request=True
-    )
+    temperature: float | None = _option(0.0, DECISION, "the ARTS authors used 0; None = server default", request=True)
     top_p: float | None = _option(None, DECISION, "nucleus sampling; None = server default", request=True)
     seed: int | None = _option(None, DECISION, "sampling seed sent to the endpoint", request=True)
     # Decision: a cap can cut an answer (a listwise ranking, a reason) short.
@@ -147,10 +158,14 @@ class LLMOptions:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         if self.hedge_after is not None and (
-            not isinstance(self.hedge_after, (int, float)) or isinstance(self.hedge_after, bool) or self.hedge_after <= 0
+            not isinstance(self.hedge_after, (int, float))
+            or isinstance(self.hedge_after, bool)
+            or self.hedge_after <= 0
         ):
             raise ValueError(f"hedge_after must be a positive number of seconds or None, got {self.hedge_after!r}")
-        if self.temperature is not None and not (isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2):
+        if self.temperature is not None and not (
+            isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2
+        ):
             raise ValueError(f"temperature must be in [0, 2] or None, got {self.temperature!r}")
         if not 0 < self.min_coverage <= 1:
             raise ValueError(f"min_coverage must be in (0, 1], got {self.min_coverage!r}")
@@ -214,7 +229,9 @@ def load_examples(examples: Any) -> tuple[tuple[str, str], ...]:
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"examples file {path}, line {exc.lineno if json_file else n}: not valid JSON ({exc.msg})") from None
+                    raise ValueError(
+                        f"examples file {path}, line {exc.lineno if json_file else n}: not valid JSON ({exc.msg})"
+                    ) from None
                 examples = row if json_file else examples + [row]
         if not isinstance(examples, list):
             raise ValueError(f"examples file {path} must hold a list of {{'text', 'level'}} objects")

@@ -20,6 +20,7 @@ from arts_metric.llm.options import LLMOptions
 MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is capped (and the item retried later)
 FATAL_STATUS = {401: "authentication failed", 403: "permission denied", 404: "not found"}
 
+
 class EndpointError(RuntimeError):
     """The endpoint cannot serve this job at all (bad key, unknown model, unreachable)."""
 

@@ -150,8 +150,13 @@ class Session:
                 )
         self._sem = asyncio.Semaphore(o.concurrency)
         self._bar = tqdm(
-            total=0, desc=self.s.desc, unit="judgment", file=sys.stderr, disable=not self.s.progress,
-            dynamic_ncols=True, mininterval=0.2,
+            total=0,
+            desc=self.s.desc,
+            unit="judgment",
+            file=sys.stderr,
+            disable=not self.s.progress,
+            dynamic_ncols=True,
+            mininterval=0.2,
         )
         return self
 
@@ -215,7 +220,9 @@ class Session:
                 hits = 0
                 for key, hit in self._cache.get_many(new).items():
                     if hit.valid or not o.retry_invalid:
-                        self._results[key] = Outcome("ok" if hit.valid else "invalid", hit.value, hit.answer, cached=True)
+                        self._results[key] = Outcome(
+                            "ok" if hit.valid else "invalid", hit.value, hit.answer, cached=True
+                        )
                         r.invalid += not hit.valid
                         del new[key]
                         hits += 1
@@ -254,10 +261,19 @@ class Session:
                         outcome = Outcome("ok", value, text)
                     if self._cache is not None:
                         self._cache.put(
-                            item.key, model=ep.model, strategy=self.s.strategy, prompt_version=self.s.prompt_version,
-                            params=self.s.params, texts=item.texts, endpoint=ep.display_url, answer=text,
-                            value=outcome.value, valid=outcome.status == "ok", requests=used[0],
-                            prompt_tokens=used[1], completion_tokens=used[2],
+                            item.key,
+                            model=ep.model,
+                            strategy=self.s.strategy,
+                            prompt_version=self.s.prompt_version,
+                            params=self.s.params,
+                            texts=item.texts,
+                            endpoint=ep.display_url,
+                            answer=text,
+                            value=outcome.value,
+                            valid=outcome.status == "ok",
+                            requests=used[0],
+                            prompt_tokens=used[1],
+                            completion_tokens=used[2],
                         )
                     break
         finally:
@@ -353,7 +369,11 @@ class Session:
         return self._client
 
     async def _request(
-        self, item: Item, used: list[int], sent_at: list[float | None], hedge: bool = False,
+        self,
+        item: Item,
+        used: list[int],
+        sent_at: list[float | None],
+        hedge: bool = False,
         won: list[bool] | None = None,
     ) -> tuple[str, Any]:
         """One answer text, with transport retries: ("ok", text) | ("failed", msg) | ("skipped", None).
@@ -405,7 +425,11 @@ class Session:
                 s.budget.release(res)
                 status = exc.status_code
                 if status in FATAL_STATUS:
-                    hint = " (does the base URL end in /v1, and does the server serve this model?)" if status == 404 else ""
+                    hint = (
+                        " (does the base URL end in /v1, and does the server serve this model?)"
+                        if status == 404
+                        else ""
+                    )
                     raise EndpointError(
                         f"{ep.display_url} answered HTTP {status} ({FATAL_STATUS[status]}) "
                         f"for model {ep.model!r}{hint}: {short_error(exc, ep.api_key)}"

@@ -102,7 +102,12 @@ class PointwiseStrategy:
         if self.name == "ease_1to5" and self.style not in EASE_STYLES:
             raise ValueError(f"style must be one of {', '.join(EASE_STYLES)}, got {self.style!r}")
         for i, ex in enumerate(self.examples):
-            if len(ex) != 2 or not isinstance(ex[0], str) or not ex[0].strip() or str(ex[1]).upper() not in CEFR_LEVELS:
+            if (
+                len(ex) != 2
+                or not isinstance(ex[0], str)
+                or not ex[0].strip()
+                or str(ex[1]).upper() not in CEFR_LEVELS
+            ):
                 raise ValueError(f"examples[{i}] must be (text, level) with level in {CEFR_LEVELS}, got {ex!r}")
         if not isinstance(self.k, int) or self.k < 0:
             raise ValueError(f"k must be a non-negative integer, got {self.k!r}")

@@ -164,8 +164,18 @@ class _Search:
     """
 
     def __init__(
-        self, texts: Sequence[str], rows_all: np.ndarray, pool: Pool, seed: int, budget: int, min_calls: int,
-        target_width: float, level: float, grid_size: int, candidates: int, lapses: Sequence[float],
+        self,
+        texts: Sequence[str],
+        rows_all: np.ndarray,
+        pool: Pool,
+        seed: int,
+        budget: int,
+        min_calls: int,
+        target_width: float,
+        level: float,
+        grid_size: int,
+        candidates: int,
+        lapses: Sequence[float],
         widths: Sequence[float],
     ) -> None:
         nc = len(rows_all)
@@ -310,8 +320,14 @@ async def _run_per_text(searches: list[_Search], asker: _Asker, judge: Judge, ba
 
 
 def _calibrate(
-    judge: Judge, pool: Pool, own: np.ndarray, budget: int, seed: int, lapses: Sequence[float],
-    widths: Sequence[float], quiet: bool,
+    judge: Judge,
+    pool: Pool,
+    own: np.ndarray,
+    budget: int,
+    seed: int,
+    lapses: Sequence[float],
+    widths: Sequence[float],
+    quiet: bool,
 ) -> tuple[_Asker, bool, np.ndarray]:
     """The judge model's prior: the calibration pool texts ``own`` play ``budget``
     opponents spread over the pool (:func:`calibration_schedule`, one judge call);
@@ -431,7 +447,9 @@ def place_adaptive(
                 search.incomplete[:] = True
             search.post.log_prior = log_prior
 
-    bar = tqdm(total=n * budget, desc="adaptive placement", unit="call", disable=not show, leave=False, file=sys.stderr)
+    bar = tqdm(
+        total=n * budget, desc="adaptive placement", unit="call", disable=not show, leave=False, file=sys.stderr
+    )
     try:
         if judge.concurrent and not asker.pointwise:
             from arts_metric.llm.runner import run_sync
@@ -476,8 +494,22 @@ def place_adaptive(
     interval = rating_of_arts(pool, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
     return _finish(
-        pool, ratings, arts_q, interval_arts, interval, se, asker, calls, matches, "adaptive", level,
-        arts=mean_z, incomplete=incomplete,
-        info={"judge_model": {"lapse": lapse_of, "width": width_of}, "target_width": target_width,
-              "calibration": {"pool_texts": calib_idx, "calls": cal_calls}},
+        pool,
+        ratings,
+        arts_q,
+        interval_arts,
+        interval,
+        se,
+        asker,
+        calls,
+        matches,
+        "adaptive",
+        level,
+        arts=mean_z,
+        incomplete=incomplete,
+        info={
+            "judge_model": {"lapse": lapse_of, "width": width_of},
+            "target_width": target_width,
+            "calibration": {"pool_texts": calib_idx, "calls": cal_calls},
+        },
     )

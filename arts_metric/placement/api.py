@@ -31,7 +31,9 @@ def method_options(method: str) -> list[str]:
     return params[3:]  # after judge, pool, texts
 
 
-def place(judge: Judge, pool: Pool, texts: Sequence[str], method: str | None = None, **options: Any) -> PlacementResult:
+def place(
+    judge: Judge, pool: Pool, texts: Sequence[str], method: str | None = None, **options: Any
+) -> PlacementResult:
     """Place ``texts`` in the frozen ``pool`` with ``judge``.
 
     ``method``: ``"exhaustive"``, ``"elo"``, ``"mle"`` or ``"adaptive"``; ``None``

@@ -81,7 +81,9 @@ class _Asker:
 
     def _outcomes(self, decisions: list[Decision], newcomer_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(decisions) != len(newcomer_first):
-            raise ValueError(f"judge {self.judge.name} returned {len(decisions)} decisions for {len(newcomer_first)} pairs")
+            raise ValueError(
+                f"judge {self.judge.name} returned {len(decisions)} decisions for {len(newcomer_first)} pairs"
+            )
         out = np.empty(len(decisions))
         lost = np.zeros(len(decisions), dtype=bool)
         for k, (d, first) in enumerate(zip(decisions, newcomer_first)):
@@ -122,7 +124,9 @@ class _Asker:
             decisions = self.judge.compare(pairs)
         return self._outcomes(decisions, newcomer_first)
 
-    async def ask_async(self, rows: np.ndarray, opps: np.ndarray, newcomer_first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    async def ask_async(
+        self, rows: np.ndarray, opps: np.ndarray, newcomer_first: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`ask` through :meth:`Judge.compare_async` (inside the judge's session)."""
         rows, opps = np.asarray(rows, dtype=int), np.asarray(opps, dtype=int)
         decisions = await self.judge.compare_async(self._pairs(rows, opps, newcomer_first))

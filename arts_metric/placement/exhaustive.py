@@ -86,9 +86,21 @@ def place_pointwise(
         asker.invalid += int((np.isnan(pool_scores) & ~pool_lost).sum())
     per_text = int(judge.calls_per_score)
     return _finish(
-        pool, ratings, arts_q, interval_arts, interval, se, asker, np.full(n, per_text, dtype=int),
-        [[] for _ in range(n)], "exhaustive", level, arts=arts, info={"sampled": False, "pool_scored": pool_asked},
-        incomplete=incomplete, judge_calls=per_text * (n + pool_asked),
+        pool,
+        ratings,
+        arts_q,
+        interval_arts,
+        interval,
+        se,
+        asker,
+        np.full(n, per_text, dtype=int),
+        [[] for _ in range(n)],
+        "exhaustive",
+        level,
+        arts=arts,
+        info={"sampled": False, "pool_scored": pool_asked},
+        incomplete=incomplete,
+        judge_calls=per_text * (n + pool_asked),
     )
 
 
@@ -108,8 +120,16 @@ def place_exhaustive(
     if isinstance(judge, PointwiseJudge):
         return place_pointwise(judge, pool, texts, level=level)
     result = place_mle(
-        judge, pool, texts, budget=len(pool), opponents="all", slope=slope, prior_sd=prior_sd, level=level,
-        calibration=0, seed=seed,
+        judge,
+        pool,
+        texts,
+        budget=len(pool),
+        opponents="all",
+        slope=slope,
+        prior_sd=prior_sd,
+        level=level,
+        calibration=0,
+        seed=seed,
     )
     result.method = "exhaustive"
     return result

@@ -64,7 +64,9 @@ def _choose_opponents(pool: Pool, texts: Sequence[str], budget: int, opponents: 
     size, n = len(pool), len(texts)
     if isinstance(opponents, str):
         if opponents not in ("random", "spread", "all"):
-            raise ValueError(f"opponents must be 'random', 'spread', 'all' or an array of pool indices, got {opponents!r}")
+            raise ValueError(
+                f"opponents must be 'random', 'spread', 'all' or an array of pool indices, got {opponents!r}"
+            )
         rows = []
         for text in texts:
             rng = text_rng(seed, text)
@@ -91,7 +93,12 @@ def _choose_opponents(pool: Pool, texts: Sequence[str], budget: int, opponents: 
 
 
 def _play_fixed(
-    judge: Judge, pool: Pool, texts: Sequence[str], budget: int | None, opponents: Any, seed: int,
+    judge: Judge,
+    pool: Pool,
+    texts: Sequence[str],
+    budget: int | None,
+    opponents: Any,
+    seed: int,
     calibration: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, _Asker, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
     """Choose each newcomer's opponents and have the judge decide every match.
@@ -155,6 +162,17 @@ def _finish_fixed(
         [(int(j), float(s)) for j, s in zip(o_row, s_row) if not np.isnan(s)] for o_row, s_row in zip(opps, outcomes)
     ]
     return _finish(
-        pool, ratings, arts_q, pool.arts_of_rating(interval), interval, se, asker,
-        np.full(len(opps), opps.shape[1]), matches, method, level, info=info, incomplete=incomplete,
+        pool,
+        ratings,
+        arts_q,
+        pool.arts_of_rating(interval),
+        interval,
+        se,
+        asker,
+        np.full(len(opps), opps.shape[1]),
+        matches,
+        method,
+        level,
+        info=info,
+        incomplete=incomplete,
     )

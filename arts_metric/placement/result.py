@@ -154,8 +154,13 @@ def _empty_result(method: str) -> PlacementResult:
     """The result of placing no texts at all."""
     empty = np.empty(0)
     return PlacementResult(
-        ratings=empty, se=empty, interval=np.empty((0, 2)), calls_per_text=np.empty(0, dtype=int),
+        ratings=empty,
+        se=empty,
+        interval=np.empty((0, 2)),
+        calls_per_text=np.empty(0, dtype=int),
         incomplete=np.empty(0, dtype=bool),
-        method=method, arts=empty, arts_quantiles=np.empty((0, len(QUANTILE_LEVELS))),
+        method=method,
+        arts=empty,
+        arts_quantiles=np.empty((0, len(QUANTILE_LEVELS))),
         info={"arts_interval": np.empty((0, 2))},
     )

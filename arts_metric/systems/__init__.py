@@ -1,5 +1,5 @@
 """Ranking simplification systems: leaderboards of system outputs with 95%
-intervals and paired significance tests (issue 12).
+intervals and paired significance tests.
 
 :func:`compare_systems` takes every system's outputs over the same inputs and
 gives two views: the **pool view** (every output placed in the reference

@@ -12,11 +12,12 @@ import numpy as np
 import pandas as pd
 
 from arts_metric.config import ScoringConfig
+from arts_metric.directions import check_direction
 from arts_metric.elo import DEFAULT_PRIOR_SD, START_RATING
 from arts_metric.judges import Judge
 from arts_metric.systems import head_to_head, pool_view
-from arts_metric.systems.human import correlation_rows
 from arts_metric.systems.head_to_head import Matches
+from arts_metric.systems.human import correlation_rows
 from arts_metric.systems.inputs import Entries, check_entries
 from arts_metric.systems.pool_view import PoolScores
 from arts_metric.systems.resampling import (
@@ -32,8 +33,18 @@ from arts_metric.systems.result import SystemComparison
 
 VIEWS = ("pool", "head_to_head")
 PAIRWISE_COLUMNS = (
-    "system_a", "system_b", "n", "arts_mean_diff", "arts_mean_diff_low", "arts_mean_diff_high", "p_value",
-    "matches", "win_rate_a", "win_rate_a_low", "win_rate_a_high", "win_rate_p_value",
+    "system_a",
+    "system_b",
+    "n",
+    "arts_mean_diff",
+    "arts_mean_diff_low",
+    "arts_mean_diff_high",
+    "p_value",
+    "matches",
+    "win_rate_a",
+    "win_rate_a_low",
+    "win_rate_a_high",
+    "win_rate_p_value",
 )
 
 
@@ -116,8 +127,7 @@ def compare_systems(
     views = _check_views(views)
     given = {k: v for k, v in (("judge", judge), ("pool", pool)) if v is not None}
     config = ScoringConfig.from_settings({**given, **settings}, base=config)
-    if human_higher_is not in ("harder", "simpler", "easier"):
-        raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {human_higher_is!r}")
+    check_direction(human_higher_is, "human_higher_is")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     entries = check_entries(outputs, sources, references, human_scores)
@@ -133,10 +143,18 @@ def compare_systems(
     try:
         config = config.replace(judge=judge_obj, pool=config.make_pool(judge_obj))
         info: dict[str, Any] = {
-            "n_inputs": n, "systems": names, "kinds": list(entries.kinds), "views": list(views),
-            "level": level, "n_resamples": int(n_resamples), "n_permutations": int(n_permutations), "seed": seed,
-            "prior_sd": prior_sd, "human_higher_is": human_higher_is if entries.has_human else None,
-            "pool": config.pool.name, "formulas": list(config.formulas),
+            "n_inputs": n,
+            "systems": names,
+            "kinds": list(entries.kinds),
+            "views": list(views),
+            "level": level,
+            "n_resamples": int(n_resamples),
+            "n_permutations": int(n_permutations),
+            "seed": seed,
+            "prior_sd": prior_sd,
+            "human_higher_is": human_higher_is if entries.has_human else None,
+            "pool": config.pool.name,
+            "formulas": list(config.formulas),
         }
         scores = None
         if "pool" in views:
@@ -150,7 +168,9 @@ def compare_systems(
             matches = head_to_head.play_matches(entries, judge_obj)
             after = _requests(judge_obj)
             info["head_to_head"] = {
-                **matches.info, "requests": after[0] - before[0], "cached": after[1] - before[1],
+                **matches.info,
+                "requests": after[0] - before[0],
+                "cached": after[1] - before[1],
                 "rating": f"Bradley-Terry MAP, Elo scale, mean {START_RATING:g}, prior sd {prior_sd:g}",
             }
         info["judge"] = judge_obj.describe()
@@ -174,8 +194,12 @@ def compare_systems(
     per_output = _per_output(entries, scores)
     corr = _correlations(entries, scores, matches, leaderboard, human_higher_is)
     return SystemComparison(
-        leaderboard=leaderboard, pairwise=pairwise, win_rates=win_rates, per_output=per_output,
-        correlations=corr, info=info,
+        leaderboard=leaderboard,
+        pairwise=pairwise,
+        win_rates=win_rates,
+        per_output=per_output,
+        correlations=corr,
+        info=info,
     )
 
 
@@ -187,7 +211,11 @@ def _mean(values: np.ndarray) -> np.ndarray:
 
 
 def _leaderboard(
-    entries: Entries, scores: PoolScores | None, matches: Matches | None, counts: np.ndarray, level: float,
+    entries: Entries,
+    scores: PoolScores | None,
+    matches: Matches | None,
+    counts: np.ndarray,
+    level: float,
     prior_sd: float,
 ) -> pd.DataFrame:
     k, n = len(entries.names), entries.n_inputs
@@ -215,9 +243,24 @@ def _leaderboard(
         table["human_mean"] = np.array([np.nan if h is None else float(np.mean(h)) for h in entries.human])
     df = pd.DataFrame(table)
     # column order: identity, ARTS, head-to-head, then formulas and humans
-    first = ["system", "kind", "n", "arts_mean", "arts_mean_low", "arts_mean_high", "arts_delta_mean",
-             "arts_delta_mean_low", "arts_delta_mean_high", "p_output_easier_mean", "p_output_easier_mean_low",
-             "p_output_easier_mean_high", "rating", "rating_low", "rating_high", "win_rate"]
+    first = [
+        "system",
+        "kind",
+        "n",
+        "arts_mean",
+        "arts_mean_low",
+        "arts_mean_high",
+        "arts_delta_mean",
+        "arts_delta_mean_low",
+        "arts_delta_mean_high",
+        "p_output_easier_mean",
+        "p_output_easier_mean_low",
+        "p_output_easier_mean_high",
+        "rating",
+        "rating_low",
+        "rating_high",
+        "win_rate",
+    ]
     df = df[first + [c for c in df.columns if c not in first]]
     key = "arts_mean" if df["arts_mean"].notna().any() else "rating"
     df = df.sort_values(key, kind="stable", na_position="last").reset_index(drop=True)
@@ -226,8 +269,14 @@ def _leaderboard(
 
 
 def _pairwise(
-    order: list[str], names: list[str], scores: PoolScores | None, matches: Matches | None, counts: np.ndarray,
-    level: float, n_permutations: int, seed: int,
+    order: list[str],
+    names: list[str],
+    scores: PoolScores | None,
+    matches: Matches | None,
+    counts: np.ndarray,
+    level: float,
+    n_permutations: int,
+    seed: int,
 ) -> pd.DataFrame:
     rows = []
     pos = {name: i for i, name in enumerate(names)}
@@ -245,8 +294,13 @@ def _pairwise(
                 row["arts_mean_diff_low"], row["arts_mean_diff_high"] = float(low[0]), float(high[0])
                 row["p_value"] = paired_randomization_test(d, n_permutations, [seed, j, 0])
             else:
-                row.update(n=counts.shape[1], arts_mean_diff=np.nan,
-                           arts_mean_diff_low=np.nan, arts_mean_diff_high=np.nan, p_value=np.nan)
+                row.update(
+                    n=counts.shape[1],
+                    arts_mean_diff=np.nan,
+                    arts_mean_diff_low=np.nan,
+                    arts_mean_diff_high=np.nan,
+                    p_value=np.nan,
+                )
             if matches is not None:
                 p = matches.prob[:, a, b]
                 ok = ~np.isnan(p)
@@ -256,8 +310,13 @@ def _pairwise(
                 row["win_rate_a_low"], row["win_rate_a_high"] = float(low[0]), float(high[0])
                 row["win_rate_p_value"] = paired_randomization_test(p - 0.5, n_permutations, [seed, j, 1])
             else:
-                row.update(matches=0, win_rate_a=np.nan, win_rate_a_low=np.nan, win_rate_a_high=np.nan,
-                           win_rate_p_value=np.nan)
+                row.update(
+                    matches=0,
+                    win_rate_a=np.nan,
+                    win_rate_a_low=np.nan,
+                    win_rate_a_high=np.nan,
+                    win_rate_p_value=np.nan,
+                )
             rows.append(row)
             j += 1
     return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
@@ -268,7 +327,10 @@ def _per_output(entries: Entries, scores: PoolScores | None) -> pd.DataFrame:
     frames = []
     for k, name in enumerate(entries.names):
         part: dict[str, Any] = {
-            "system": name, "kind": entries.kinds[k], "input": np.arange(n), "text": list(entries.outputs[k]),
+            "system": name,
+            "kind": entries.kinds[k],
+            "input": np.arange(n),
+            "text": list(entries.outputs[k]),
         }
         if scores is not None:
             for m, values in scores.values.items():
@@ -280,7 +342,10 @@ def _per_output(entries: Entries, scores: PoolScores | None) -> pd.DataFrame:
 
 
 def _correlations(
-    entries: Entries, scores: PoolScores | None, matches: Matches | None, leaderboard: pd.DataFrame,
+    entries: Entries,
+    scores: PoolScores | None,
+    matches: Matches | None,
+    leaderboard: pd.DataFrame,
     human_higher_is: str,
 ) -> pd.DataFrame:
     """Every measure against the human scores, per system and per output (empty without them)."""

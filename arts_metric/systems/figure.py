@@ -80,8 +80,15 @@ def plot_comparison(comparison: _Comparison) -> Figure:
             for i in range(n):
                 for j in range(n):
                     if np.isfinite(m[i, j]):
-                        ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=8,
-                                color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+                        ax.text(
+                            j,
+                            i,
+                            f"{m[i, j]:.2f}",
+                            ha="center",
+                            va="center",
+                            fontsize=8,
+                            color="white" if abs(m[i, j] - 0.5) > 0.3 else "black",
+                        )
             ax.set_title("row judged harder than column")
             fig.colorbar(im, ax=ax, shrink=0.8)
     if not panels:

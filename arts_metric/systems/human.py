@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from arts_metric.directions import check_direction
 from arts_metric.stats import correlations
 
 _KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
@@ -25,8 +26,10 @@ def _row(level: str, measure: str, metric: np.ndarray, human: np.ndarray, harder
     try:
         row.update(
             correlations(
-                metric[ok], human[ok],
-                metric_higher_is="harder" if harder else "simpler", human_higher_is=human_higher_is,
+                metric[ok],
+                human[ok],
+                metric_higher_is="harder" if harder else "simpler",
+                human_higher_is=human_higher_is,
             )
         )
         row["note"] = ""
@@ -51,8 +54,7 @@ def correlation_rows(
     ``segment_values[m]`` is ``(n_inputs, n_entries)``; ``system_values[m]`` is
     ``(n_entries,)``; ``harder[m]`` says whether a higher value of ``m`` means harder.
     """
-    if human_higher_is not in ("harder", "simpler", "easier"):
-        raise ValueError(f"human_higher_is must be 'harder' or 'simpler', got {human_higher_is!r}")
+    check_direction(human_higher_is, "human_higher_is")
     have = [k for k, h in enumerate(human) if h is not None]
     if not have:
         return []

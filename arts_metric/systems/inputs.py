@@ -18,8 +18,6 @@ import numpy as np
 
 from arts_metric.scoring import validate_texts
 
-KINDS = ("system", "reference")
-
 
 @dataclass(frozen=True)
 class Entries:
@@ -86,7 +84,11 @@ def _human_values(values: Any, name: str, n: int) -> np.ndarray:
         raise ValueError(f"human_scores[{name!r}] has {len(values)} scores but the system has {n} outputs")
     out = np.empty(n)
     for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(float(v)):
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float, np.integer, np.floating))
+            or not math.isfinite(float(v))
+        ):
             raise ValueError(f"human_scores[{name!r}][{i}] is not a finite number: {v!r}")
         out[i] = float(v)
     return out
@@ -124,7 +126,9 @@ def check_entries(
     human: dict[str, np.ndarray] = {}
     if human_scores is not None:
         if not isinstance(human_scores, Mapping):
-            raise ValueError(f"human_scores must map system names to lists of scores, got {type(human_scores).__name__}")
+            raise ValueError(
+                f"human_scores must map system names to lists of scores, got {type(human_scores).__name__}"
+            )
         unknown = sorted(set(human_scores) - set(entries))
         if unknown:
             raise ValueError(f"human_scores names unknown system(s) {', '.join(map(repr, unknown))}")

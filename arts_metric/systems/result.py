@@ -97,8 +97,11 @@ class SystemComparison:
     def to_markdown(self) -> str:
         """The leaderboard as a Markdown table (what ``arts compare`` prints)."""
         lb = self.leaderboard
-        formulas = [c[: -len("_mean")] for c in lb.columns if c.endswith("_mean") and c not in
-                    ("arts_mean", "arts_delta_mean", "p_output_easier_mean", "human_mean")]
+        formulas = [
+            c[: -len("_mean")]
+            for c in lb.columns
+            if c.endswith("_mean") and c not in ("arts_mean", "arts_delta_mean", "p_output_easier_mean", "human_mean")
+        ]
         shown = [(c, h) for c, h in _MD_INTERVALS if lb[c].notna().any()]
         head = ["rank", "system", "n"] + [h for _, h in shown]
         if lb["win_rate"].notna().any():
@@ -110,7 +113,9 @@ class SystemComparison:
             cells = [str(r["rank"]), name, str(r["n"])]
             for col, _ in shown:
                 digits = 0 if col == "rating" else 3
-                cells.append(f"{_num(r[col], digits)} [{_num(r[col + '_low'], digits)}, {_num(r[col + '_high'], digits)}]")
+                cells.append(
+                    f"{_num(r[col], digits)} [{_num(r[col + '_low'], digits)}, {_num(r[col + '_high'], digits)}]"
+                )
             if lb["win_rate"].notna().any():
                 cells.append(_num(r["win_rate"], 3))
             cells += [_num(r[f"{f}_mean"], 2) for f in formulas]
@@ -121,14 +126,28 @@ class SystemComparison:
 
     def pairwise_markdown(self) -> str:
         """The pairwise table as Markdown."""
-        head = ["system a", "system b", "ARTS diff a-b [95% CI]", "p", "matches", "a judged harder", "p (head-to-head)"]
+        head = [
+            "system a",
+            "system b",
+            "ARTS diff a-b [95% CI]",
+            "p",
+            "matches",
+            "a judged harder",
+            "p (head-to-head)",
+        ]
         rows = []
         for r in self.pairwise.to_dict("records"):
-            rows.append([
-                r["system_a"], r["system_b"],
-                f"{_num(r['arts_mean_diff'], 3)} [{_num(r['arts_mean_diff_low'], 3)}, {_num(r['arts_mean_diff_high'], 3)}]",
-                _p(r["p_value"]), str(r["matches"]), _num(r["win_rate_a"], 3), _p(r["win_rate_p_value"]),
-            ])
+            rows.append(
+                [
+                    r["system_a"],
+                    r["system_b"],
+                    f"{_num(r['arts_mean_diff'], 3)} [{_num(r['arts_mean_diff_low'], 3)}, {_num(r['arts_mean_diff_high'], 3)}]",
+                    _p(r["p_value"]),
+                    str(r["matches"]),
+                    _num(r["win_rate_a"], 3),
+                    _p(r["win_rate_p_value"]),
+                ]
+            )
         return markdown_table(head, rows)
 
     def figure(self) -> Any:

@@ -15,7 +15,7 @@ rater only), a coordinator link (progress, downloads, new links) and an
 optional sign-up link (start as a new rater by name); see :mod:`arts_metric.web.server`.
 """
 
-from arts_metric.build.specs import rater_id
+from arts_metric.builder.specs import rater_id
 from arts_metric.web.server import MODES, RatingApp, RatingServer, make_server
 
 __all__ = ["MODES", "RatingApp", "RatingServer", "make_server", "rater_id"]

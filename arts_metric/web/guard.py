@@ -50,7 +50,7 @@ def _host_name(header: str) -> str:
     """The host part of a ``Host`` header, lower case, without port or brackets."""
     header = header.strip().lower()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else ""
+        return header[1 : header.find("]")] if "]" in header else ""
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 

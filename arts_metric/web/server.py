@@ -6,7 +6,7 @@ or through an SSH tunnel. Every decision is committed to ``build.sqlite``
 before the next pair is sent, so a rater can close the page at any time and
 continue later with the same link.
 
-Who may do what (tokens: :mod:`arts_metric.build.access`; checks:
+Who may do what (tokens: :mod:`arts_metric.builder.access`; checks:
 :mod:`arts_metric.web.guard`): every ``/api/`` request carries
 ``Authorization: Bearer TOKEN`` and must come from the page's own origin
 (``Host``, ``Origin``, ``Sec-Fetch-Site``); writes must be
@@ -46,24 +46,35 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from arts_metric.build.access import COORDINATOR, RATER, SIGNUP, AccessList, Grant
-from arts_metric.build.rankrate import RankRate
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, rater_id
-from arts_metric.build.store import DecisionStore, open_store
+from arts_metric.builder.access import COORDINATOR, RATER, SIGNUP, AccessList, Grant
+from arts_metric.builder.rankrate import RankRate
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, rater_id
+from arts_metric.builder.store import DecisionStore, open_store
 from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.web import guard
 from arts_metric.web.guard import Refused
 from arts_metric.web.guideline import INSTRUCTION, load_guideline
 
 MODES = ("pairwise", "rank-rate")
-_STATIC = {"/": "index.html", "/index.html": "index.html", "/static/app.js": "app.js", "/static/style.css": "style.css"}
-_STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                 ".css": "text/css; charset=utf-8"}
+_STATIC = {
+    "/": "index.html",
+    "/index.html": "index.html",
+    "/static/app.js": "app.js",
+    "/static/style.css": "style.css",
+}
+_STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+}
 #: Sent with every answer: no framing (click-jacking), no sniffing, no referrer, scripts from this origin only.
 _SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'; base-uri 'none'",
-    "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-    "Cross-Origin-Resource-Policy": "same-origin", "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
 }
 #: After refusing an unread body: read and drop at most this much (bytes, seconds), so the client sees the answer.
 _DRAIN_BYTES, _DRAIN_SECONDS = 64 << 20, 5.0
@@ -78,9 +89,14 @@ class RatingApp:
     every start and never stored.
     """
 
-    def __init__(self, out_dir: str | os.PathLike, mode: str = "pairwise",
-                 guideline: str | os.PathLike | None = None, title: str | None = None,
-                 signup: bool = False) -> None:
+    def __init__(
+        self,
+        out_dir: str | os.PathLike,
+        mode: str = "pairwise",
+        guideline: str | os.PathLike | None = None,
+        title: str | None = None,
+        signup: bool = False,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.out_dir = Path(out_dir)
@@ -124,8 +140,11 @@ class RatingApp:
         rid = rater_id(name)
         with self.lock:
             if rid in self.store.human_raters() or rid in self.access.link_counts():
-                raise Refused(HTTPStatus.CONFLICT, f"rater {name!r} already exists: continue with your personal "
-                                                   "link (the coordinator can give you a new one)")
+                raise Refused(
+                    HTTPStatus.CONFLICT,
+                    f"rater {name!r} already exists: continue with your personal "
+                    "link (the coordinator can give you a new one)",
+                )
             self._register(rid)
             token = self.access.rater_token(rid)
             return {"rater": rid, "token": token, **self.next(rid)}
@@ -137,15 +156,29 @@ class RatingApp:
             rows = []
             for rid in self.store.human_raters():
                 p = self.next(rid)
-                rows.append({"rater": rid, "name": rid.removeprefix(f"{HUMAN_PREFIX}:"), "done": p["done"],
-                             "total": p["total"], "finished": p["finished"], "links": links.get(rid, 0)})
+                rows.append(
+                    {
+                        "rater": rid,
+                        "name": rid.removeprefix(f"{HUMAN_PREFIX}:"),
+                        "done": p["done"],
+                        "total": p["total"],
+                        "finished": p["finished"],
+                        "links": links.get(rid, 0),
+                    }
+                )
         return {"total": self.config()["total"], "raters": rows}
 
     # -- rating
     def config(self) -> dict:
         total = len(self.rank.batches) if self.rank else len(self.pairs)
-        return {"title": self.title, "mode": self.mode, "instruction": INSTRUCTION,
-                "guideline": self.guideline, "total": total, "cefr_levels": list(CEFR_LEVELS)}
+        return {
+            "title": self.title,
+            "mode": self.mode,
+            "instruction": INSTRUCTION,
+            "guideline": self.guideline,
+            "total": total,
+            "cefr_levels": list(CEFR_LEVELS),
+        }
 
     def login(self, body: dict) -> dict:
         """Start or resume rater ``human:<name>`` (in-process use; over HTTP only a sign-up token starts a rater)."""
@@ -169,9 +202,12 @@ class RatingApp:
         if m is None:
             return {"done": done, "total": total, "finished": True, "match": None}
         a, b = self.pairs[m]
-        return {"done": done, "total": total, "finished": False,
-                "match": {"match": m, "a": {"index": a, "text": self.texts[a]},
-                          "b": {"index": b, "text": self.texts[b]}}}
+        return {
+            "done": done,
+            "total": total,
+            "finished": False,
+            "match": {"match": m, "a": {"index": a, "text": self.texts[a]}, "b": {"index": b, "text": self.texts[b]}},
+        }
 
     def decide(self, body: dict) -> dict:
         rid = rater_id(guard.str_field(body, "rater").removeprefix(f"{HUMAN_PREFIX}:"))
@@ -250,8 +286,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, obj: Any, status: int = 200, close: bool = False) -> None:
-        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
-                   close=close)
+        self._send(
+            status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8", close=close
+        )
 
     def _drain(self) -> None:
         """After answering without reading the body: stop sending, then read and drop what the client still
@@ -295,8 +332,11 @@ class _Handler(BaseHTTPRequestHandler):
             if len(raw) < length:
                 raise Refused(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of {length} bytes")
             if not guard.host_allowed(self.headers.get("Host"), self.server.bound_host, self.server.host_names):
-                raise Refused(HTTPStatus.FORBIDDEN, f"Host {(self.headers.get('Host') or '')[:100]!r} is not "
-                                                    "this server (DNS rebinding guard); see --allow-host")
+                raise Refused(
+                    HTTPStatus.FORBIDDEN,
+                    f"Host {(self.headers.get('Host') or '')[:100]!r} is not "
+                    "this server (DNS rebinding guard); see --allow-host",
+                )
             url = urlparse(self.path)
             if url.path.startswith("/api/"):
                 self._api(method, url.path, {k: v[0] for k, v in parse_qs(url.query).items()}, raw)
@@ -316,8 +356,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
         except TimeoutError:
-            self._json({"error": f"the request was not complete after {self.timeout} s"},
-                       HTTPStatus.REQUEST_TIMEOUT, close=True)
+            self._json(
+                {"error": f"the request was not complete after {self.timeout} s"},
+                HTTPStatus.REQUEST_TIMEOUT,
+                close=True,
+            )
         except Exception as exc:  # an answer rather than a dropped connection
             traceback.print_exc()
             self._json({"error": f"internal error ({type(exc).__name__})"}, HTTPStatus.INTERNAL_SERVER_ERROR)
@@ -332,8 +375,10 @@ class _Handler(BaseHTTPRequestHandler):
         routes = _GET_ROUTES if method == "GET" else _POST_ROUTES if method == "POST" else {}
         if path not in routes:
             known = path in _GET_ROUTES or path in _POST_ROUTES
-            raise Refused(HTTPStatus.METHOD_NOT_ALLOWED if known else HTTPStatus.NOT_FOUND,
-                          f"{method} {path} is not allowed" if known else f"not found: {path}")
+            raise Refused(
+                HTTPStatus.METHOD_NOT_ALLOWED if known else HTTPStatus.NOT_FOUND,
+                f"{method} {path} is not allowed" if known else f"not found: {path}",
+            )
         roles, fn = routes[path]
         if grant.role not in roles:
             raise Refused(HTTPStatus.FORBIDDEN, f"a {grant.role} link cannot use {path}")
@@ -354,8 +399,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _history(self, grant: Grant, q: dict) -> None:
         rid = _acting_rater(grant, q.get("rater"))
         fname = re.sub(r"[^\w.-]+", "_", rid.removeprefix(f"{HUMAN_PREFIX}:")) + ".jsonl"
-        self._send(200, self.server.app.history(rid).encode("utf-8"), "application/x-ndjson; charset=utf-8",
-                   {"Content-Disposition": f'attachment; filename="{fname}"'})
+        self._send(
+            200,
+            self.server.app.history(rid).encode("utf-8"),
+            "application/x-ndjson; charset=utf-8",
+            {"Content-Disposition": f'attachment; filename="{fname}"'},
+        )
 
     def _progress(self, grant: Grant, _q: dict) -> None:
         self._json(self.server.app.progress())
@@ -419,9 +468,16 @@ class RatingServer(ThreadingHTTPServer):
         return f"{self.url}#token={token}"
 
 
-def make_server(out_dir: str | os.PathLike, host: str = "127.0.0.1", port: int = 8765, mode: str = "pairwise",
-                guideline: str | os.PathLike | None = None, title: str | None = None, signup: bool = False,
-                allowed_hosts: Collection[str] = ()) -> RatingServer:
+def make_server(
+    out_dir: str | os.PathLike,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    mode: str = "pairwise",
+    guideline: str | os.PathLike | None = None,
+    title: str | None = None,
+    signup: bool = False,
+    allowed_hosts: Collection[str] = (),
+) -> RatingServer:
     """A ready (not yet serving) HTTP server for a build folder; ``port=0`` picks a free port.
 
     Call ``serve_forever()`` on it (or in a thread). ``server.link(server.app.coordinator_token)``

@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from arts_metric.build.inputs import texts_fingerprint
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
+from arts_metric.builder.inputs import texts_fingerprint
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
 from arts_metric.cefr import cefr_number
 from arts_metric.sqlite_store import connect_wal
 
@@ -96,15 +96,20 @@ class DecisionStore:
                 if new_name != name and new_name in taken:
                     new_name = f"{new_name} (renamed)"
                 if (new_name, new_spec) != (name, spec):
-                    self.conn.execute("UPDATE raters SET name = ?, spec = ? WHERE name = ?", (new_name, new_spec, name))
+                    self.conn.execute(
+                        "UPDATE raters SET name = ?, spec = ? WHERE name = ?", (new_name, new_spec, name)
+                    )
                     self.conn.execute("UPDATE decisions SET rater = ? WHERE rater = ?", (new_name, name))
                     taken.add(new_name)
-                n_null = self.conn.execute("SELECT count(*) FROM decisions WHERE rater = ? AND harder IS NULL "
-                                           "AND prob IS NULL", (new_name,)).fetchone()[0]
+                n_null = self.conn.execute(
+                    "SELECT count(*) FROM decisions WHERE rater = ? AND harder IS NULL AND prob IS NULL", (new_name,)
+                ).fetchone()[0]
                 if n_null:
                     legacy[new_name] = n_null
-            self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                  [("legacy_null", json.dumps(legacy)), ("store_format", json.dumps(STORE_FORMAT))])
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [("legacy_null", json.dumps(legacy)), ("store_format", json.dumps(STORE_FORMAT))],
+            )
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # -- set-up
@@ -120,8 +125,11 @@ class DecisionStore:
             old = self.meta()
             for key in ("fingerprint", "n_texts", "schedule"):
                 if key in meta and old.get(key) != meta[key]:
-                    what = {"fingerprint": "different texts", "n_texts": "a different number of texts",
-                            "schedule": "a different schedule (seed, matches per text or pairs file)"}[key]
+                    what = {
+                        "fingerprint": "different texts",
+                        "n_texts": "a different number of texts",
+                        "schedule": "a different schedule (seed, matches per text or pairs file)",
+                    }[key]
                     raise ValueError(
                         f"{self.path.parent} was built from {what} ({key}: stored {old.get(key)!r}, now "
                         f"{meta[key]!r}); use a new --out folder or the original settings"
@@ -130,21 +138,28 @@ class DecisionStore:
         with self.conn:
             self.conn.executemany(
                 "INSERT INTO texts (idx, id, text, extra) VALUES (?, ?, ?, ?)",
-                [(i, r["id"], r["text"], json.dumps({k: v for k, v in r.items() if k not in ("id", "text")}))
-                 for i, r in enumerate(rows)],
+                [
+                    (i, r["id"], r["text"], json.dumps({k: v for k, v in r.items() if k not in ("id", "text")}))
+                    for i, r in enumerate(rows)
+                ],
             )
-            self.conn.executemany("INSERT INTO matches (match, a, b) VALUES (?, ?, ?)",
-                                  [(i, int(a), int(b)) for i, (a, b) in enumerate(pairs)])
-            self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                  [(k, json.dumps(v)) for k, v in meta.items()])
+            self.conn.executemany(
+                "INSERT INTO matches (match, a, b) VALUES (?, ?, ?)",
+                [(i, int(a), int(b)) for i, (a, b) in enumerate(pairs)],
+            )
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()]
+            )
 
     def meta(self) -> dict:
         return {k: json.loads(v) for k, v in self.conn.execute("SELECT key, value FROM meta")}
 
     def set_meta(self, **items: Any) -> None:
         with self.conn:
-            self.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                  [(k, json.dumps(v)) for k, v in items.items()])
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v)) for k, v in items.items()],
+            )
 
     def rows(self) -> list[dict]:
         """Text rows ``{index, id, text, **extra}`` in index order."""
@@ -171,12 +186,16 @@ class DecisionStore:
         if row is not None:
             was_human = row[0].split(":", 1)[0] == HUMAN_PREFIX
             if was_human != cfg.is_human:
-                raise ValueError(f"rater name {cfg.name!r} already belongs to {'a human' if was_human else 'a judge'} "
-                                 f"({row[0]!r}) in {self.path.parent}; give this rater another name=...")
+                raise ValueError(
+                    f"rater name {cfg.name!r} already belongs to {'a human' if was_human else 'a judge'} "
+                    f"({row[0]!r}) in {self.path.parent}; give this rater another name=..."
+                )
             if row[0] != spec or json.loads(row[1]) != kwargs or row[2] != cfg.group:
                 with self.conn:
-                    self.conn.execute("UPDATE raters SET spec = ?, kwargs = ?, grp = ? WHERE name = ?",
-                                      (spec, json.dumps(kwargs, sort_keys=True), cfg.group, cfg.name))
+                    self.conn.execute(
+                        "UPDATE raters SET spec = ?, kwargs = ?, grp = ? WHERE name = ?",
+                        (spec, json.dumps(kwargs, sort_keys=True), cfg.group, cfg.name),
+                    )
             return
         with self.conn:
             self.conn.execute(
@@ -196,15 +215,17 @@ class DecisionStore:
         return [
             {"name": n, "spec": s, "group": g, "kwargs": json.loads(k), "info": json.loads(i), "created": c}
             for n, s, g, k, i, c in self.conn.execute(
-                "SELECT name, spec, grp, kwargs, info, created FROM raters ORDER BY created, name")
+                "SELECT name, spec, grp, kwargs, info, created FROM raters ORDER BY created, name"
+            )
         ]
 
     def human_raters(self) -> list[str]:
         return [r["name"] for r in self.raters() if r["spec"].split(":", 1)[0] == HUMAN_PREFIX]
 
     # -- decisions
-    def record(self, rater: str, match: int, harder: int | None, prob: float | None = None,
-               elapsed_s: float | None = None) -> bool:
+    def record(
+        self, rater: str, match: int, harder: int | None, prob: float | None = None, elapsed_s: float | None = None
+    ) -> bool:
         """Store one decision; returns False (and changes nothing) if this rater already decided it."""
         a, b = self._match(match)
         if harder is not None and harder not in (a, b):
@@ -233,9 +254,14 @@ class DecisionStore:
 
     def missing(self, rater: str) -> list[int]:
         """The matches this rater has no stored answer for (never asked, failed or not sent), in schedule order."""
-        return [m for (m,) in self.conn.execute(
-            "SELECT match FROM matches WHERE match NOT IN (SELECT match FROM decisions WHERE rater = ?) "
-            "ORDER BY match", (rater,))]
+        return [
+            m
+            for (m,) in self.conn.execute(
+                "SELECT match FROM matches WHERE match NOT IN (SELECT match FROM decisions WHERE rater = ?) "
+                "ORDER BY match",
+                (rater,),
+            )
+        ]
 
     def legacy_nulls(self, rater: str) -> int:
         """NULL rows of this rater written before store format 2 (failures or invalid answers, not told apart)."""
@@ -257,7 +283,9 @@ class DecisionStore:
         """The first match in schedule order this rater has not decided, or None when finished."""
         row = self.conn.execute(
             "SELECT match FROM matches WHERE match NOT IN (SELECT match FROM decisions WHERE rater = ?) "
-            "ORDER BY match LIMIT 1", (rater,)).fetchone()
+            "ORDER BY match LIMIT 1",
+            (rater,),
+        ).fetchone()
         return None if row is None else row[0]
 
     def history(self, rater: str) -> list[dict]:
@@ -265,13 +293,18 @@ class DecisionStore:
         return [
             {"match": m, "a": a, "b": b, "harder": h, "time": t}
             for m, a, b, h, t in self.conn.execute(
-                "SELECT match, a, b, harder, time FROM decisions WHERE rater = ? ORDER BY match", (rater,))
+                "SELECT match, a, b, harder, time FROM decisions WHERE rater = ? ORDER BY match", (rater,)
+            )
         ]
 
     def elapsed(self, rater: str) -> list[float]:
         """Seconds per decision (machine raters: per pair of a batch), where recorded."""
-        return [e for (e,) in self.conn.execute(
-            "SELECT elapsed_s FROM decisions WHERE rater = ? AND elapsed_s IS NOT NULL", (rater,))]
+        return [
+            e
+            for (e,) in self.conn.execute(
+                "SELECT elapsed_s FROM decisions WHERE rater = ? AND elapsed_s IS NOT NULL", (rater,)
+            )
+        ]
 
     # -- rank-and-rate answers (README++: a batch ordered easiest first, a CEFR level per text)
     def init_rank_rate(self) -> None:
@@ -279,14 +312,22 @@ class DecisionStore:
         self.conn.executescript(_RANK_RATE_SCHEMA)
         self.conn.commit()
 
-    def record_rank(self, rater: str, batch: int, ranking: Sequence[int], cefr: Mapping[int, str],
-                    elapsed_s: float | None = None) -> bool:
+    def record_rank(
+        self, rater: str, batch: int, ranking: Sequence[int], cefr: Mapping[int, str], elapsed_s: float | None = None
+    ) -> bool:
         """Store one checked batch answer (``ranking`` easiest first); False if this rater submitted it before."""
         with self.conn:
             cur = self.conn.execute(
                 "INSERT OR IGNORE INTO rank_rate (rater, batch, ranking, cefr, time, elapsed_s) VALUES (?, ?, ?, ?, ?, ?)",
-                (rater, batch, json.dumps([int(x) for x in ranking]),
-                 json.dumps({str(int(k)): v for k, v in cefr.items()}), now_iso(), elapsed_s))
+                (
+                    rater,
+                    batch,
+                    json.dumps([int(x) for x in ranking]),
+                    json.dumps({str(int(k)): v for k, v in cefr.items()}),
+                    now_iso(),
+                    elapsed_s,
+                ),
+            )
         return cur.rowcount == 1
 
     def ranked_batches(self, rater: str) -> set[int]:
@@ -304,10 +345,18 @@ class DecisionStore:
         """Rows ``{batch, ranking (easiest first), cefr {index: level}, cefr_numeric (1-6, higher = harder), time}``."""
         out = []
         for b, ranking, cefr, t in self.conn.execute(
-                "SELECT batch, ranking, cefr, time FROM rank_rate WHERE rater = ? ORDER BY batch", (rater,)):
+            "SELECT batch, ranking, cefr, time FROM rank_rate WHERE rater = ? ORDER BY batch", (rater,)
+        ):
             levels = json.loads(cefr)
-            out.append({"batch": b, "ranking": json.loads(ranking), "cefr": levels,
-                        "cefr_numeric": {k: cefr_number(v) for k, v in levels.items()}, "time": t})
+            out.append(
+                {
+                    "batch": b,
+                    "ranking": json.loads(ranking),
+                    "cefr": levels,
+                    "cefr_numeric": {k: cefr_number(v) for k, v in levels.items()},
+                    "time": t,
+                }
+            )
         return out
 
     def close(self) -> None:
@@ -319,7 +368,7 @@ class DecisionStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # -- personal links of the web rating page (arts_metric.build.access): only SHA-256 digests are kept
+    # -- personal links of the web rating page (arts_metric.builder.access): only SHA-256 digests are kept
     _RATER_TOKENS_SCHEMA = """
     CREATE TABLE IF NOT EXISTS rater_tokens (
         digest TEXT PRIMARY KEY, rater TEXT NOT NULL, created TEXT NOT NULL);
@@ -333,8 +382,9 @@ class DecisionStore:
     def add_rater_token(self, rater: str, digest: str) -> None:
         """Keep the digest of a new personal token of ``rater``."""
         with self.conn:
-            self.conn.execute("INSERT INTO rater_tokens (digest, rater, created) VALUES (?, ?, ?)",
-                              (digest, rater, now_iso()))
+            self.conn.execute(
+                "INSERT INTO rater_tokens (digest, rater, created) VALUES (?, ?, ?)", (digest, rater, now_iso())
+            )
 
     def rater_tokens(self) -> list[tuple[str, str]]:
         """Every kept ``(digest, rater)``."""

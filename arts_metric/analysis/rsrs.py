@@ -133,9 +133,7 @@ class RSRS:
 
         try:
             # safetensors only: a pickled pytorch_model.bin would be unpickled by torch.load.
-            model = AutoModelForCausalLM.from_pretrained(
-                name, local_files_only=local_files_only, use_safetensors=True
-            )
+            model = AutoModelForCausalLM.from_pretrained(name, local_files_only=local_files_only, use_safetensors=True)
             if tokenizer is None or isinstance(tokenizer, str):
                 tokenizer = AutoTokenizer.from_pretrained(tokenizer or name, local_files_only=local_files_only)
         except OSError as exc:
@@ -199,9 +197,7 @@ class RSRS:
         results: list[list[SentenceRSRS]] = [[] for _ in texts]
         from tqdm.auto import tqdm
 
-        for start in tqdm(
-            range(0, len(jobs), self.batch_size), desc="RSRS", unit="batch", disable=not self.progress
-        ):
+        for start in tqdm(range(0, len(jobs), self.batch_size), desc="RSRS", unit="batch", disable=not self.progress):
             chunk = jobs[start : start + self.batch_size]
             losses = self._token_losses([job[2] for job in chunk])
             for (i, sentence, ids, word_ids, words), token_loss in zip(chunk, losses):
@@ -209,7 +205,13 @@ class RSRS:
         return results
 
     def _sentence(
-        self, i: int, sentence: str, ids: list[int], word_ids: list[int | None], words: list[str], token_loss: np.ndarray
+        self,
+        i: int,
+        sentence: str,
+        ids: list[int],
+        word_ids: list[int | None],
+        words: list[str],
+        token_loss: np.ndarray,
     ) -> SentenceRSRS:
         n_tokens = [0] * len(words)
         unknown = [False] * len(words)

@@ -3,7 +3,7 @@
 The paper's method (sections 3-5) as one resumable pipeline:
 
 1. **Texts** from a file, a ``datasets`` dataset or a built-in pool
-   (:func:`arts_metric.build.inputs.load_input`).
+   (:func:`arts_metric.builder.inputs.load_input`).
 2. **Schedule**: :func:`arts_metric.schedule.make_schedule` (``matches_per_text
    * N`` matches, every text in ``2 * matches_per_text`` of them), or a fixed
    one (e.g. a published ``pairs/*.json``).
@@ -15,8 +15,8 @@ The paper's method (sections 3-5) as one resumable pipeline:
    (:func:`arts_metric.agreement.majority_vote`).
 5. **Elo** over the majority in schedule order (winner = harder text, K=16,
    start 1200), then **scores** ``(rank - 1) / (N - 1)`` in [0, 1], higher =
-   harder (:func:`arts_metric.elo.rank_scale`); :mod:`arts_metric.build.aggregate`.
-6. **Export** of the folder as a Hugging Face dataset (:mod:`arts_metric.build.export`).
+   harder (:func:`arts_metric.elo.rank_scale`); :mod:`arts_metric.builder.aggregate`.
+6. **Export** of the folder as a Hugging Face dataset (:mod:`arts_metric.builder.export`).
 
 Everything a rater decides is written to ``OUT/build.sqlite`` (SQLite, WAL) as
 one row per (rater, match) the moment it is made. Only answers are stored: an
@@ -27,9 +27,9 @@ build again continues where it stopped: it asks exactly the matches without a
 stored answer, never one that has one. The export refuses while any rater
 has matches without an answer, unless ``allow_incomplete``.
 
-One build per folder at a time (:class:`arts_metric.build.lock.BuildLock`);
+One build per folder at a time (:class:`arts_metric.builder.lock.BuildLock`);
 secrets in rater specs never reach the store, the exported files or a message
-(:mod:`arts_metric.build.specs`).
+(:mod:`arts_metric.builder.specs`).
 """
 
 from __future__ import annotations
@@ -46,12 +46,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from arts_metric import __version__
-from arts_metric.build.aggregate import BuildResult, IncompleteRatingsError, aggregate
-from arts_metric.build.export import write_dataset
-from arts_metric.build.inputs import load_input, normalise_rows
-from arts_metric.build.lock import BuildLock
-from arts_metric.build.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
-from arts_metric.build.store import STORE_NAME, DecisionStore, now_iso
+from arts_metric.builder.aggregate import BuildResult, IncompleteRatingsError, aggregate
+from arts_metric.builder.export import write_dataset
+from arts_metric.builder.inputs import load_input, normalise_rows
+from arts_metric.builder.lock import BuildLock
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
+from arts_metric.builder.store import STORE_NAME, DecisionStore, now_iso
 from arts_metric.judges.base import is_unanswered
 from arts_metric.schedule import (
     DEFAULT_MATCHES_PER_TEXT,
@@ -91,14 +91,18 @@ def prepare(
         schedule_desc = {"kind": "fixed", "sha256": h}
     store = DecisionStore(Path(out_dir) / STORE_NAME)
     try:
-        store.initialise(rows, sched, {
-            "schedule": schedule_desc,
-            "schedule_stats": schedule_stats(sched, n),
-            "seed": seed,
-            "source": source,
-            "created": now_iso(),
-            "arts_metric_version": __version__,
-        })
+        store.initialise(
+            rows,
+            sched,
+            {
+                "schedule": schedule_desc,
+                "schedule_stats": schedule_stats(sched, n),
+                "seed": seed,
+                "source": source,
+                "created": now_iso(),
+                "arts_metric_version": __version__,
+            },
+        )
     except Exception:
         store.close()
         raise
@@ -146,8 +150,14 @@ def run_rater(
         return _run_rater(store, cfg, batch_size, retry_invalid, progress, data_dir)
 
 
-def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_invalid: bool, progress: bool,
-               data_dir: str | os.PathLike | None) -> dict:
+def _run_rater(
+    store: DecisionStore,
+    cfg: RaterConfig,
+    batch_size: int,
+    retry_invalid: bool,
+    progress: bool,
+    data_dir: str | os.PathLike | None,
+) -> dict:
     from tqdm.auto import tqdm
 
     from arts_metric.judges import JudgeContext, get_judge
@@ -166,7 +176,10 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
             f"rater {cfg.name}: {store.legacy_nulls(cfg.name)} stored decisions without an answer were written by "
             "an arts-metric version that stored failed requests like invalid answers; they count as invalid. "
             "Add --retry-invalid (retry_invalid=True) to ask them again (an openai: judge answers the truly "
-            "invalid ones from its cache, without a request)", RuntimeWarning, stacklevel=3)
+            "invalid ones from its cache, without a request)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     todo = store.missing(cfg.name)
     if not todo:
         return {**store.rater_info(cfg.name), "missing": 0}
@@ -176,20 +189,31 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
         context = JudgeContext(texts=texts, data_dir=data_dir)
         judge = get_judge(cfg.spec, context=context, **cfg.kwargs) if owned else cfg.judge
     except TypeError as exc:
-        raise ValueError(redact(f"rater {cfg.name!r}: judge {public_spec(cfg.spec)!r} does not accept "
-                                f"{sorted(cfg.kwargs)}: {exc}", cfg.secrets())) from None
+        raise ValueError(
+            redact(
+                f"rater {cfg.name!r}: judge {public_spec(cfg.spec)!r} does not accept {sorted(cfg.kwargs)}: {exc}",
+                cfg.secrets(),
+            )
+        ) from None
     step = len(todo) if judge.preferred_batch is None else batch_size
-    bar = tqdm(total=len(pairs), initial=len(pairs) - len(todo), desc=f"rater {cfg.name}",
-               unit="match", disable=not progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(pairs),
+        initial=len(pairs) - len(todo),
+        desc=f"rater {cfg.name}",
+        unit="match",
+        disable=not progress,
+        file=sys.stderr,
+    )
     try:
         with judge.quiet():  # the build shows one bar per rater
             for start in range(0, len(todo), step):
-                batch = todo[start:start + step]
+                batch = todo[start : start + step]
                 t0 = time.perf_counter()
                 answers = judge.compare([(texts[pairs[m][0]], texts[pairs[m][1]]) for m in batch])
                 if len(answers) != len(batch):
-                    raise RuntimeError(f"judge {public_spec(cfg.spec)} returned {len(answers)} answers "
-                                       f"for {len(batch)} pairs")
+                    raise RuntimeError(
+                        f"judge {public_spec(cfg.spec)} returned {len(answers)} answers for {len(batch)} pairs"
+                    )
                 per = (time.perf_counter() - t0) / len(batch)
                 answered = 0
                 for m, p in zip(batch, answers):
@@ -219,7 +243,10 @@ def _run_rater(store: DecisionStore, cfg: RaterConfig, batch_size: int, retry_in
         warnings.warn(
             f"rater {cfg.name}: {missing} of {len(pairs)} matches have no answer (requests failed after "
             "their retries, or were not sent within max_requests/max_cost); run the build again to ask "
-            "exactly these", RuntimeWarning, stacklevel=3)
+            "exactly these",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     return {**info, "missing": missing}
 
 
@@ -254,10 +281,10 @@ def build(
     continue. ``allow_incomplete`` exports anyway, leaving those matches out
     of that rater's votes; the card and ``report.json`` say how many are
     missing per rater. The folder is then exported
-    (:func:`arts_metric.build.export.write_dataset`).
+    (:func:`arts_metric.builder.export.write_dataset`).
 
     ``out_dir`` is locked for the whole run
-    (:class:`~arts_metric.build.lock.BuildInProgressError` if another build
+    (:class:`~arts_metric.builder.lock.BuildInProgressError` if another build
     holds it). No API key or URL password given in a rater reaches the
     folder or an exception's message.
     """
@@ -281,8 +308,14 @@ def build(
                     store.add_rater(c)
                 for c in cfgs:
                     if not c.is_human:
-                        run_rater(store, c, batch_size=batch_size, retry_invalid=retry_invalid,
-                                  progress=progress, data_dir=data_dir)
+                        run_rater(
+                            store,
+                            c,
+                            batch_size=batch_size,
+                            retry_invalid=retry_invalid,
+                            progress=progress,
+                            data_dir=data_dir,
+                        )
                 if nobody and not (allow_incomplete and cfgs):
                     raise IncompleteRatingsError(f"no human has rated in {out} yet (human:*)")
                 result = aggregate(store, [c.name for c in cfgs], seed=seed, allow_incomplete=allow_incomplete)
@@ -304,8 +337,9 @@ def _expand_humans(store: DecisionStore, cfgs: list[RaterConfig]) -> tuple[list[
             humans = [r for r in store.raters() if r["spec"].split(":", 1)[0] == HUMAN_PREFIX]
             nobody = nobody or not humans
             # each keeps the group given to them by name earlier, unless human:* sets one
-            expanded.extend(RaterConfig(r["spec"], r["name"], r["group"] if c.group == HUMAN_PREFIX else c.group)
-                            for r in humans)
+            expanded.extend(
+                RaterConfig(r["spec"], r["name"], r["group"] if c.group == HUMAN_PREFIX else c.group) for r in humans
+            )
         else:
             expanded.append(c)
     # a person is one rater however often they are named (human:alice and human:*)

@@ -41,9 +41,7 @@ def rater_id(name: str) -> str:
     """The store's rater name ``human:NAME`` for a person who logged in as ``name`` (ValueError if not allowed)."""
     name = (name or "").strip()
     if not _LOGIN_NAME.match(name):
-        raise ValueError(
-            f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'"
-        )
+        raise ValueError(f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'")
     return f"{HUMAN_PREFIX}:{name}"
 
 
@@ -76,8 +74,11 @@ class RaterConfig:
         base = re.sub(r"@https?://[^?\s]*", "", public_spec(self.spec))  # no endpoint URL, no secret
         if not self.name:
             # the spec plus the options that shape decisions
-            extra = " ".join(f"{k}={v}" for k, v in sorted(self.kwargs.items())
-                             if k not in _OPERATIONAL_KEYS and k.lower() not in SECRET_KEYS)
+            extra = " ".join(
+                f"{k}={v}"
+                for k, v in sorted(self.kwargs.items())
+                if k not in _OPERATIONAL_KEYS and k.lower() not in SECRET_KEYS
+            )
             self.name = f"{base} {extra}".strip()
         self.name = public_name(self.name)
         if not self.group:
@@ -87,8 +88,10 @@ class RaterConfig:
                 self.group = str(self.kwargs.get("persona") or base)
 
     def __repr__(self) -> str:  # secret-free, like everything else that shows a rater
-        return (f"RaterConfig(spec={public_spec(self.spec)!r}, name={self.name!r}, group={self.group!r}, "
-                f"kwargs={public_kwargs(self.kwargs)!r})")
+        return (
+            f"RaterConfig(spec={public_spec(self.spec)!r}, name={self.name!r}, group={self.group!r}, "
+            f"kwargs={public_kwargs(self.kwargs)!r})"
+        )
 
     @property
     def is_human(self) -> bool:
@@ -99,15 +102,20 @@ class RaterConfig:
         if self.spec != f"{HUMAN_PREFIX}:*" and rater_id(self.spec.partition(":")[2]) != self.spec:
             raise ValueError(f"human rater {self.spec!r}: write it as human:NAME with the name used to log in")
         if self.name and self.name != self.spec:
-            raise ValueError(f"human rater {self.spec!r}: a person is named by their login ({self.spec!r}), "
-                             f"not name={self.name!r}")
+            raise ValueError(
+                f"human rater {self.spec!r}: a person is named by their login ({self.spec!r}), not name={self.name!r}"
+            )
         if self.kwargs:
             raise ValueError(f"human rater {self.spec!r} takes no judge options, got {', '.join(sorted(self.kwargs))}")
 
     def as_dict(self) -> dict:
         """The rater as stored and reported: public spec and options (no secrets)."""
-        return {"name": self.name, "spec": public_spec(self.spec), "group": self.group,
-                "kwargs": public_kwargs(self.kwargs)}
+        return {
+            "name": self.name,
+            "spec": public_spec(self.spec),
+            "group": self.group,
+            "kwargs": public_kwargs(self.kwargs),
+        }
 
     def secrets(self) -> list[str]:
         """The secret strings in this rater's spec and options (API keys, URL passwords), longest first,
@@ -154,9 +162,7 @@ def parse_rater(value: str) -> list[RaterConfig]:
     base = RaterConfig(spec, opts.get("name", ""), opts.get("group", ""), dict(kwargs))
     if runs == 1:
         return [base]
-    return [
-        RaterConfig(spec, f"{base.name} #{i}", base.group, {**kwargs, "seed": i}) for i in range(1, runs + 1)
-    ]
+    return [RaterConfig(spec, f"{base.name} #{i}", base.group, {**kwargs, "seed": i}) for i in range(1, runs + 1)]
 
 
 def unique_names(raters: Sequence[RaterConfig]) -> list[RaterConfig]:
@@ -181,9 +187,11 @@ def public_kwargs(kwargs: dict) -> dict:
     """Rater options as stored and published: secrets and bulky values left out."""
     from arts_metric.llm.endpoint import sanitize_url
 
-    return {k: (sanitize_url(v) if k == "base_url" else redact(v)) if isinstance(v, str) else v
-            for k, v in kwargs.items()
-            if k.lower() not in SECRET_KEYS and k != "texts" and (v is None or isinstance(v, (str, int, float, bool)))}
+    return {
+        k: (sanitize_url(v) if k == "base_url" else redact(v)) if isinstance(v, str) else v
+        for k, v in kwargs.items()
+        if k.lower() not in SECRET_KEYS and k != "texts" and (v is None or isinstance(v, (str, int, float, bool)))
+    }
 
 
 def public_spec(spec: str) -> str:

@@ -23,7 +23,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.store import DecisionStore
 
 COORDINATOR, SIGNUP, RATER = "coordinator", "signup", "rater"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.store import DecisionStore
 from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.schedule import make_batches
 
@@ -44,8 +44,12 @@ class RankRate:
         done, total = len(done_set), len(self.batches)
         for i, batch in enumerate(self.batches):
             if i not in done_set:
-                return {"done": done, "total": total, "finished": False,
-                        "batch": {"batch": i, "texts": [{"index": t, "text": texts[t]} for t in batch]}}
+                return {
+                    "done": done,
+                    "total": total,
+                    "finished": False,
+                    "batch": {"batch": i, "texts": [{"index": t, "text": texts[t]} for t in batch]},
+                }
         return {"done": done, "total": total, "finished": True, "batch": None}
 
     def record(self, rater: str, body: dict) -> bool:

@@ -28,9 +28,9 @@ from typing import Any, Callable
 import numpy as np
 
 from arts_metric import __version__
-from arts_metric.build.aggregate import BuildResult
-from arts_metric.build.specs import slug
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.aggregate import BuildResult
+from arts_metric.builder.specs import slug
+from arts_metric.builder.store import DecisionStore
 
 PARQUET_PATH = "data/train-00000-of-00001.parquet"
 #: What is published (the SQLite store stays local: it is the working copy).
@@ -98,23 +98,32 @@ def write_dataset(
     records = []
     for i, r in enumerate(result.rows):
         rec = {
-            "index": i, "id": r["id"], "text": r["text"],
-            "arts": float(result.scores[i]), "elo": float(result.elo[i]), "rank": int(order[i]) + 1,
-            "matches": int(played[i]), "harder_wins": int(wins[i]),
+            "index": i,
+            "id": r["id"],
+            "text": r["text"],
+            "arts": float(result.scores[i]),
+            "elo": float(result.elo[i]),
+            "rank": int(order[i]) + 1,
+            "matches": int(played[i]),
+            "harder_wins": int(wins[i]),
         }
         # input columns are carried over; one named like ours (e.g. an old `arts`) as `input_<name>`
         rec.update({(f"input_{k}" if k in rec else k): v for k, v in r.items() if k not in ("index", "id", "text")})
         records.append(rec)
     _replace(out / PARQUET_PATH, lambda tmp: pd.DataFrame.from_records(records).to_parquet(tmp, index=False))
 
-    _write_jsonl(out / "arts" / "pools" / f"{nm}.jsonl",
-                 [{"index": i, **{k: v for k, v in r.items() if k != "index"}} for i, r in enumerate(result.rows)])
+    _write_jsonl(
+        out / "arts" / "pools" / f"{nm}.jsonl",
+        [{"index": i, **{k: v for k, v in r.items() if k != "index"}} for i, r in enumerate(result.rows)],
+    )
     _write_text(out / "arts" / "pairs" / f"{nm}_pairs.json", json.dumps([[a, b] for a, b in result.pairs]) + "\n")
     paths = history_paths(result, nm)
     for r in result.raters:
         _write_jsonl(out / paths[r["name"]], store.history(r["name"]))
-    _write_jsonl(out / "arts" / "histories" / nm / "majority" / "majority.jsonl",
-                 [{"match": m.match, "a": m.a, "b": m.b, "harder": m.harder, "time": None} for m in result.majority])
+    _write_jsonl(
+        out / "arts" / "histories" / nm / "majority" / "majority.jsonl",
+        [{"match": m.match, "a": m.a, "b": m.b, "harder": m.harder, "time": None} for m in result.majority],
+    )
     rank_rate = _write_rank_rate(out, store)
     report = {**result.report, "name": nm, "histories": paths, "arts_metric_version": __version__}
     if rank_rate:
@@ -149,8 +158,14 @@ def _fmt(x: Any) -> str:
     return str(x).replace("|", "\\|")
 
 
-def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, str],
-                 license: str = "unknown", language: str | None = None) -> str:
+def dataset_card(
+    result: BuildResult,
+    meta: dict,
+    name: str,
+    paths: dict[str, str],
+    license: str = "unknown",
+    language: str | None = None,
+) -> str:
     """The dataset card: YAML metadata (licence, configs) and provenance, raters, agreement."""
     import yaml
 
@@ -167,17 +182,28 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
     sched = rep.get("schedule") or {}
     st = rep.get("schedule_stats") or {}
     lines = [
-        "---", yaml.safe_dump(header, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
-        f"# {name}: an ARTS simplicity dataset", "",
+        "---",
+        yaml.safe_dump(header, sort_keys=False, allow_unicode=True).rstrip(),
+        "---",
+        "",
+        f"# {name}: an ARTS simplicity dataset",
+        "",
         f"{len(result.rows)} texts, each with an **ARTS score** in [0, 1] (**higher = harder** to understand), "
         "built with the method of *ARTS: Assessing Readability & Text Simplicity* (Engelmann, Kreutz, Haak, "
-        f"Schaer): pairwise \"which text is easier to understand?\" decisions, majority vote, Elo, rank scaling. "
-        f"Made with arts-metric {meta.get('arts_metric_version', __version__)}.", "",
-        "## Load", "",
-        "```python", "import datasets",
-        'ds = datasets.load_dataset("PATH_OR_REPO", split="train")  # columns: text, arts, elo, ...', "```", "",
-        "## Columns", "",
-        "| column | meaning |", "| --- | --- |",
+        f'Schaer): pairwise "which text is easier to understand?" decisions, majority vote, Elo, rank scaling. '
+        f"Made with arts-metric {meta.get('arts_metric_version', __version__)}.",
+        "",
+        "## Load",
+        "",
+        "```python",
+        "import datasets",
+        'ds = datasets.load_dataset("PATH_OR_REPO", split="train")  # columns: text, arts, elo, ...',
+        "```",
+        "",
+        "## Columns",
+        "",
+        "| column | meaning |",
+        "| --- | --- |",
         "| `index` | position in the pool; histories and pairs use it |",
         "| `id` | the text's identifier from the input |",
         "| `text` | exactly what the raters saw |",
@@ -187,8 +213,10 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
         "| `rank` | 1 = easiest |",
         "| `matches`, `harder_wins` | majority decisions the text took part in, and how many it was judged the harder text |",
         "",
-        "Other columns are carried over from the input (renamed `input_<name>` where the name is one of the above).", "",
-        "## Provenance", "",
+        "Other columns are carried over from the input (renamed `input_<name>` where the name is one of the above).",
+        "",
+        "## Provenance",
+        "",
         f"- Source: {meta.get('source') or 'not recorded'}",
         f"- Texts fingerprint (sha256 of the texts in order): `{meta.get('fingerprint', '')}`",
         f"- Created: {meta.get('created', '')}; last built: {meta.get('last_build', '')}",
@@ -215,10 +243,15 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
         f"- Majority vote of {rep['majority']['raters']} rater(s); ties broken by a coin seeded with "
         f"**{rep['seed']}** ({rep['majority']['ties_broken']} ties, {rep['majority']['undecided']} matches without "
         "any usable vote, skipped by Elo)",
-        f"- Licence: `{license}`" + (" (set it with `--license`; texts keep the licence of their source)"
-                                      if license in ("unknown", "other") else ""),
+        f"- Licence: `{license}`"
+        + (
+            " (set it with `--license`; texts keep the licence of their source)"
+            if license in ("unknown", "other")
+            else ""
+        ),
         "",
-        "## Raters", "",
+        "## Raters",
+        "",
         "| rater | spec | group | settings | prompt version | decided | unusable | missing | agreement with majority | Cohen's κ | Spearman ρ | history |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -232,14 +265,20 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
             f"{_fmt(r['kappa'])} | {_fmt(r['spearman'])} | `{paths.get(r['name'], '')}` |"
         )
     lines += [
-        "", "## Agreement", "",
-        f"Krippendorff's α (nominal) over all raters: **{_fmt(rep.get('alpha'))}**.", "",
-        "| group | raters | Krippendorff's α | mean agreement with majority |", "| --- | --- | --- | --- |",
+        "",
+        "## Agreement",
+        "",
+        f"Krippendorff's α (nominal) over all raters: **{_fmt(rep.get('alpha'))}**.",
+        "",
+        "| group | raters | Krippendorff's α | mean agreement with majority |",
+        "| --- | --- | --- | --- |",
     ]
     for g, v in rep["groups"].items():
         lines.append(f"| {_fmt(g)} | {len(v['raters'])} | {_fmt(v['alpha'])} | {_fmt(v['mean_agreement'])} |")
     lines += [
-        "", "## Files", "",
+        "",
+        "## Files",
+        "",
         "- `data/` – the scores (Parquet).",
         f"- `arts/pools/{name}.jsonl`, `arts/pairs/{name}_pairs.json`, `arts/histories/{name}/...` – texts, "
         "schedule and every rater's decisions in the ARTS format (`{match, a, b, harder, time}`, `harder` = "
@@ -247,9 +286,12 @@ def dataset_card(result: BuildResult, meta: dict, name: str, paths: dict[str, st
         "rater answered, unusably; a match without any answer has no row).",
         "- `arts/rank_rate/` – rank-and-rate answers from the web interface, if any (README++ style: "
         "`ranking` easiest first, a CEFR level A1–C2 per text).",
-        "- `report.json` – the agreement report.", "",
-        "## Licence", "",
-        f"`{license}`. Each text keeps the licence of the corpus it was taken from.", "",
+        "- `report.json` – the agreement report.",
+        "",
+        "## Licence",
+        "",
+        f"`{license}`. Each text keeps the licence of the corpus it was taken from.",
+        "",
     ]
     return "\n".join(lines)
 
@@ -297,6 +339,9 @@ def push_to_hub(
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     return api.upload_folder(
-        folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
-        allow_patterns=PUBLISH_PATTERNS, commit_message=commit_message,
+        folder_path=str(out_dir),
+        repo_id=repo_id,
+        repo_type="dataset",
+        allow_patterns=PUBLISH_PATTERNS,
+        commit_message=commit_message,
     )

@@ -16,8 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from arts_metric.build.specs import HUMAN_PREFIX, public_spec
-from arts_metric.build.store import DecisionStore
+from arts_metric.builder.specs import HUMAN_PREFIX, public_spec
+from arts_metric.builder.store import DecisionStore
 from arts_metric.data import Match
 from arts_metric.elo import K_FACTOR, START_RATING, rank_scale, run_elo
 
@@ -60,8 +60,9 @@ def _matrix(store: DecisionStore, names: Sequence[str], n_matches: int) -> np.nd
     return out
 
 
-def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: float = K_FACTOR,
-              allow_incomplete: bool = False) -> BuildResult:
+def aggregate(
+    store: DecisionStore, names: Sequence[str], seed: int = 0, k: float = K_FACTOR, allow_incomplete: bool = False
+) -> BuildResult:
     """Majority vote (seeded tie-breaks) -> Elo in schedule order -> rank-scaled scores, plus the report.
 
     Every rater must have answered every match (an invalid answer counts as
@@ -83,8 +84,10 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
     unfinished = {nm: n for nm, n in missing.items() if n}
     if unfinished and not allow_incomplete:
         humans = [nm for nm in unfinished if info[nm]["spec"].split(":", 1)[0] == HUMAN_PREFIX]
-        parts = ", ".join(f"{nm} {n_matches - n}/{n_matches}" + ("" if nm in humans else f" ({n} unanswered)")
-                          for nm, n in unfinished.items())
+        parts = ", ".join(
+            f"{nm} {n_matches - n}/{n_matches}" + ("" if nm in humans else f" ({n} unanswered)")
+            for nm, n in unfinished.items()
+        )
         raise IncompleteRatingsError(f"raters have not answered every match: {parts}", unfinished, humans)
     mat = _matrix(store, names, n_matches)
     maj = agreement.majority_vote(mat, seed=seed)
@@ -106,21 +109,23 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
         tau = kendalltau(r_scores, scores).statistic
         times = store.elapsed(name)
         stored_nulls = n_matches - missing[name] - int(np.sum(~np.isnan(row)))
-        per_rater.append({
-            "name": name,
-            "spec": public_spec(info[name]["spec"]),
-            "group": info[name]["group"],
-            "kwargs": info[name]["kwargs"],
-            "decided": int(np.sum(~np.isnan(row))),
-            "invalid": stored_nulls,
-            "missing": missing[name],
-            "agreement": _safe(agreement.percent_agreement, np.vstack([row, maj])),
-            "kappa": _safe(agreement.cohen_kappa, row, maj),
-            "spearman": _f(rho),
-            "kendall": _f(tau),
-            "median_seconds": _f(np.median(times)) if times else None,
-            "info": info[name]["info"],
-        })
+        per_rater.append(
+            {
+                "name": name,
+                "spec": public_spec(info[name]["spec"]),
+                "group": info[name]["group"],
+                "kwargs": info[name]["kwargs"],
+                "decided": int(np.sum(~np.isnan(row))),
+                "invalid": stored_nulls,
+                "missing": missing[name],
+                "agreement": _safe(agreement.percent_agreement, np.vstack([row, maj])),
+                "kappa": _safe(agreement.cohen_kappa, row, maj),
+                "spearman": _f(rho),
+                "kendall": _f(tau),
+                "median_seconds": _f(np.median(times)) if times else None,
+                "info": info[name]["info"],
+            }
+        )
     groups: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         groups.setdefault(info[name]["group"], []).append(i)
@@ -128,8 +133,9 @@ def aggregate(store: DecisionStore, names: Sequence[str], seed: int = 0, k: floa
         g: {
             "raters": [names[i] for i in idx],
             "alpha": _safe(agreement.krippendorff_alpha, mat[idx]) if len(idx) > 1 else None,
-            "mean_agreement": _f(np.mean([per_rater[i]["agreement"] for i in idx
-                                          if per_rater[i]["agreement"] is not None] or [np.nan])),
+            "mean_agreement": _f(
+                np.mean([per_rater[i]["agreement"] for i in idx if per_rater[i]["agreement"] is not None] or [np.nan])
+            ),
         }
         for g, idx in groups.items()
     }

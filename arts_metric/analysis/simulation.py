@@ -52,7 +52,9 @@ class Setting:
     def judge(self, texts: Sequence[str], truth: np.ndarray, seed: int) -> Judge:
         if self.voters == 1:
             return SimulatedJudge(texts, truth, accuracy=self.accuracy, seed=seed, name=self.name)
-        users = [SimulatedJudge(texts, truth, accuracy=self.accuracy, seed=seed * 1000 + v) for v in range(self.voters)]
+        users = [
+            SimulatedJudge(texts, truth, accuracy=self.accuracy, seed=seed * 1000 + v) for v in range(self.voters)
+        ]
         return MajorityJudge(users, seed=seed, name=self.name)
 
 
@@ -73,11 +75,15 @@ def random_pairs(n_texts: int, n_pairs: int, rng: np.random.Generator) -> np.nda
     return np.stack([a, b], axis=1)
 
 
-def rank_quality(judge: Judge, texts: Sequence[str], truth: np.ndarray, pairs: np.ndarray, k: float = K_FACTOR) -> float:
+def rank_quality(
+    judge: Judge, texts: Sequence[str], truth: np.ndarray, pairs: np.ndarray, k: float = K_FACTOR
+) -> float:
     """Spearman between the truth and the Elo ratings that ``judge``'s decisions
     on ``pairs`` produce (every text starts at 1200)."""
     decisions = judge.compare([(texts[a], texts[b]) for a, b in pairs])
-    ratings = run_elo(len(texts), ((int(a), int(b), d) for (a, b), d in zip(pairs, decisions)), k=k, start=START_RATING)
+    ratings = run_elo(
+        len(texts), ((int(a), int(b), d) for (a, b), d in zip(pairs, decisions)), k=k, start=START_RATING
+    )
     return float(spearmanr(truth, ratings)[0])
 
 
@@ -105,14 +111,18 @@ def run_simulation(
     texts = [f"text:{i}" for i in range(n_texts)]
     scores = {(s.name, int(p)): [] for s in settings for p in pairs}
     rng = np.random.default_rng(seed)
-    with tqdm(total=runs * len(pairs), desc="simulation", unit="setting", disable=None if progress is None else not progress) as bar:
+    with tqdm(
+        total=runs * len(pairs), desc="simulation", unit="setting", disable=None if progress is None else not progress
+    ) as bar:
         for run in range(runs):
             for p in pairs:
                 truth = rng.normal(0.5, 0.1, n_texts)  # only the order matters
                 schedule = random_pairs(n_texts, int(p), rng)
                 judge_seed = int(rng.integers(2**31))
                 for s in settings:
-                    scores[(s.name, int(p))].append(rank_quality(s.judge(texts, truth, judge_seed), texts, truth, schedule))
+                    scores[(s.name, int(p))].append(
+                        rank_quality(s.judge(texts, truth, judge_seed), texts, truth, schedule)
+                    )
                 bar.update(1)
     rows = []
     for s in settings:
@@ -148,9 +158,19 @@ def plot_simulation(table: pd.DataFrame, path: str) -> None:
     colours = {"oracle": "tab:green", "u1": "tab:orange", "u2": "tab:red", "majority16": "tab:purple"}
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for name, group in table.groupby("setting", sort=False):
-        label = f"{name} ({group.accuracy.iloc[0]:.0%}" + (f" x {group.voters.iloc[0]} voters)" if group.voters.iloc[0] > 1 else ")")
-        ax.errorbar(group.pairs, group.rank_correlation, yerr=group["std"], marker="o", ms=3, capsize=2,
-                    color=colours.get(name), label=label)
+        label = f"{name} ({group.accuracy.iloc[0]:.0%}" + (
+            f" x {group.voters.iloc[0]} voters)" if group.voters.iloc[0] > 1 else ")"
+        )
+        ax.errorbar(
+            group.pairs,
+            group.rank_correlation,
+            yerr=group["std"],
+            marker="o",
+            ms=3,
+            capsize=2,
+            color=colours.get(name),
+            label=label,
+        )
     ax.set_xlabel("number of annotated pairs")
     ax.set_ylabel("Spearman rank correlation with the truth")
     ax.grid(alpha=0.3)

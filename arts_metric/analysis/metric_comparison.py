@@ -30,10 +30,10 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 
 from arts_metric.agreement import cohen_kappa, percent_agreement
+from arts_metric.directions import Direction, check_direction, harder_up
 from arts_metric.elo import run_elo
 from arts_metric.stats import bootstrap_ci, correlations, williams_test
 
-Direction = Literal["harder", "easier"]
 STATS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 #: CSV columns, in order (the first six are the ARTS Table 3 layout).
 COLUMNS: tuple[str, ...] = (
@@ -91,12 +91,9 @@ class Approach:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _direction(value: str, what: str) -> Direction:
-    if value == "simpler":  # the spelling compute(human_higher_is=...) uses
-        return "easier"
-    if value not in ("harder", "easier"):
-        raise ValueError(f"{what} must be 'harder' or 'easier', got {value!r}")
-    return value  # type: ignore[return-value]
+def _direction(value: str, what: str) -> Literal["harder", "easier"]:
+    """The direction as this table's rows name it (``"easier"`` for higher = simpler)."""
+    return "harder" if check_direction(value, what) == "harder" else "easier"
 
 
 def _hard_decisions(decisions: Sequence[float | None], name: str) -> np.ndarray:
@@ -112,7 +109,7 @@ def _hard_decisions(decisions: Sequence[float | None], name: str) -> np.ndarray:
 
 
 def _signed(values: np.ndarray, higher_is: Direction) -> np.ndarray:
-    return values if higher_is == "harder" else -values
+    return harder_up(values, higher_is)
 
 
 def evaluate_approaches(
@@ -172,9 +169,7 @@ def evaluate_approaches(
         if a.decisions is not None and human_dec is not None:
             dec = _hard_decisions(a.decisions, a.name)
             if dec.shape != human_dec.shape:
-                raise ValueError(
-                    f"approach {a.name!r} has {dec.size} decisions for {human_dec.size} human decisions"
-                )
+                raise ValueError(f"approach {a.name!r} has {dec.size} decisions for {human_dec.size} human decisions")
             both = ~np.isnan(dec) & ~np.isnan(human_dec)
             row["n_pairs"] = int(both.sum())
             if both.any():
@@ -193,12 +188,13 @@ def evaluate_approaches(
             x, y = signed[row["approach"]], signed[ref]
             common = np.isfinite(x) & np.isfinite(y)
             between = correlations(x[common], y[common])
-            with_humans = (correlations(x[common], human_signed[common]), correlations(y[common], human_signed[common]))
+            with_humans = (
+                correlations(x[common], human_signed[common]),
+                correlations(y[common], human_signed[common]),
+            )
             for stat in STATS:
                 try:
-                    res = williams_test(
-                        with_humans[0][stat], with_humans[1][stat], between[stat], int(common.sum())
-                    )
+                    res = williams_test(with_humans[0][stat], with_humans[1][stat], between[stat], int(common.sum()))
                     row[f"williams_p_{stat}"] = res.pvalue
                 except ValueError:  # e.g. r23 = 1 (identical rankings): the test is undefined
                     row[f"williams_p_{stat}"] = None
@@ -279,7 +275,7 @@ def compare_metrics(
     ``human_higher_is`` says what a larger human score means ("easier" for
     C-Scores or reading-ease ratings). Rows: the formulas, text length, the
     learned judge, RSRS when ``rsrs_model`` (a local model folder / cached
-    name, or an :class:`arts_metric.rsrs.RSRS`) is given, then ``extra``.
+    name, or an :class:`arts_metric.analysis.rsrs.RSRS`) is given, then ``extra``.
     """
     if isinstance(texts, str):
         raise ValueError("texts must be a list of strings, not one string")
@@ -297,7 +293,7 @@ def compare_metrics(
 
         approaches.append(judge_score_approach("Learned judge (ours)", get_judge("learned"), texts))
     if rsrs_model is not None:
-        from arts_metric.rsrs import RSRS
+        from arts_metric.analysis.rsrs import RSRS
 
         scorer = rsrs_model if isinstance(rsrs_model, RSRS) else RSRS(rsrs_model, progress=progress)
         approaches.append(Approach("RSRS", scorer.score(texts), "harder", "lm"))
@@ -342,88 +338,6 @@ def rater_agreement_rows(
             }
         )
     return rows
-
-
-def write_csv(rows: Sequence[dict[str, Any]], path: str | os.PathLike) -> None:
-    """The rows as CSV with :data:`COLUMNS` (empty cell = not applicable); floats in full precision."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(COLUMNS), extrasaction="ignore", lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in COLUMNS})
-
-
-def _fmt(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.{digits}f}"
-
-
-def _fmt_p(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2e}" if value < 0.001 else f"{value:.3f}"
-
-
-def to_markdown(rows: Sequence[dict[str, Any]]) -> str:
-    """A Markdown table: A, kappa, then each correlation with its 95 % interval, then Williams p-values."""
-    ref = next((r["williams_ref"] for r in rows if r.get("williams_ref")), None)
-    head = ["Approach", "A", "κ", "Pearson [95% CI]", "Spearman ρ [95% CI]", "Kendall τ [95% CI]", "texts", "pairs"]
-    if ref:
-        head += [f"p(r>{ref}) Pearson", "Spearman", "Kendall"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        cells = [r["approach"], _fmt(r["agreement"]), _fmt(r["kappa"])]
-        for stat in STATS:
-            cells.append(f"{_fmt(r[stat])} [{_fmt(r[stat + '_lo'])}, {_fmt(r[stat + '_hi'])}]")
-        cells += [str(r["n_texts"]), "-" if r["n_pairs"] is None else str(r["n_pairs"])]
-        if ref:
-            cells += ["(reference)" if r["approach"] == ref else _fmt_p(r[f"williams_p_{stat}"]) for stat in STATS]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def plot_rows(rows: Sequence[dict[str, Any]], path: str | os.PathLike, title: str = "") -> None:
-    """A PNG: each approach's Pearson, Spearman and Kendall with 95 % intervals (matplotlib, Agg)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [r["approach"] for r in rows]
-    y = np.arange(len(rows))[::-1]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 0.38 * len(rows) + 1.6), sharey=True)
-    colors = {
-        "formula": "tab:gray",
-        "baseline": "tab:orange",
-        "pairwise": "tab:blue",
-        "ranking": "tab:cyan",
-        "pointwise": "tab:red",
-        "learned": "tab:green",
-        "lm": "tab:purple",
-    }
-    for ax, stat in zip(axes, STATS):
-        for yi, r in zip(y, rows):
-            c = colors.get(r["kind"], "tab:blue")
-            lo, hi = r[f"{stat}_lo"], r[f"{stat}_hi"]
-            ax.errorbar(
-                r[stat], yi, xerr=[[r[stat] - lo], [hi - r[stat]]], fmt="o", color=c, capsize=3, markersize=4
-            )
-        ax.axvline(0, color="black", linewidth=0.6)
-        ax.set_title(stat.capitalize())
-        lows = [r[f"{stat}_lo"] for r in rows] + [r[stat] for r in rows]
-        ax.set_xlim(min(-0.2, float(np.nanmin(np.array(lows, dtype=float))) - 0.05), 1.0)
-        ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(y)
-    axes[0].set_yticklabels(names)
-    kinds = list(dict.fromkeys(r["kind"] for r in rows))
-    handles = [plt.Line2D([], [], color=colors.get(k, "tab:blue"), marker="o", linestyle="") for k in kinds]
-    axes[-1].legend(handles, kinds, loc="lower left", fontsize="small", title="kind (95% CI)")
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def load_human_file(

@@ -61,7 +61,9 @@ def load_input(
             try:
                 ds = datasets.load_dataset(str(source), split=split)
             except Exception as exc:  # datasets raises many types; name the input in one message
-                raise ValueError(f"input {str(source)!r} is not a file, a built-in pool or a loadable dataset: {exc}") from None
+                raise ValueError(
+                    f"input {str(source)!r} is not a file, a built-in pool or a loadable dataset: {exc}"
+                ) from None
             raw, desc = ds.to_list(), f"dataset {source} split {split}"
     elif hasattr(source, "column_names") and hasattr(source, "to_list"):
         raw, desc = source.to_list(), "datasets.Dataset"
@@ -100,7 +102,8 @@ def normalise_rows(raw: Sequence[Any], text_column: str, id_column: str, desc: s
             raise ValueError(f"{desc}: rows {seen_ids[rid]} and {i} share the id {rid!r}")
         seen_ids[rid] = i
         extra = {
-            k: v for k, v in r.items()
+            k: v
+            for k, v in r.items()
             if k not in (text_column, id_column, "index", "id", "text")
             and (v is None or isinstance(v, (str, int, float, bool)))
         }

