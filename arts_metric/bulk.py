@@ -35,6 +35,7 @@ from typing import Any
 from arts_metric.config import ScoringConfig
 from arts_metric.llm.budget import Budget
 from arts_metric.pool import Pool
+from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
 
 COLUMNS = ("arts", "arts_elo", "interval", "judge_calls")
@@ -90,7 +91,8 @@ def score_dataset(
             f"num_proc={num_proc} with a judge limited by max_requests / max_cost: every worker process "
             "would get the whole limit; use num_proc=1"
         )
-    pool_obj: Pool = config.make_pool(judge_obj)
+    scorer = Scorer.prepare(config, judge_obj)
+    pool_obj: Pool = scorer.pool
     if clash:
         dataset = dataset.remove_columns(clash)
 
@@ -99,17 +101,17 @@ def score_dataset(
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"row {i}: column {text_column!r} must hold a non-empty string, got {text!r:.60}")
         label = f"{text_column} (batch from row {indices[0]})"
-        placed = place_texts(texts, judge_obj, pool_obj, config, label=label)
-        iv = placed["arts_interval"]
+        placed = place_texts(texts, scorer, label=label)
+        iv = placed.arts_interval
         if iv is None:
             intervals = [None] * len(texts)
         else:
             intervals = [None if math.isnan(lo) else [float(lo), float(hi)] for lo, hi in iv]
         return {
-            names[0]: [_num(x) for x in placed["arts"]],
-            names[1]: [_num(x) for x in placed["arts_elo"]],
+            names[0]: [_num(x) for x in placed.arts],
+            names[1]: [_num(x) for x in placed.arts_elo],
             names[2]: intervals,
-            names[3]: placed["calls_per_text"],
+            names[3]: placed.calls_per_text,
         }
 
     # An explicit fingerprint: datasets would otherwise hash the judge object. Every

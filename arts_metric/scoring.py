@@ -40,20 +40,14 @@ from arts_metric.inputs import (
     check_same_length,
     check_texts,
 )
-from arts_metric.judges import Judge, PointwiseJudge
+from arts_metric.judges import Judge
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
-from arts_metric.signature import arts_signature
+from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
 
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
 _NAMED = 10
-
-
-def validate_texts(texts: Any, name: str = "predictions") -> list[str]:
-    """Check a list of texts; raise ``ValueError`` naming the first bad index
-    (see :func:`arts_metric.inputs.check_texts`)."""
-    return check_texts(texts, name)
 
 
 def _json_safe(value: Any) -> Any:
@@ -81,34 +75,6 @@ def _mean(values: np.ndarray) -> float | None:
 def _named(indices: Sequence[int], name: str) -> str:
     shown = ", ".join(f"{name}[{i}]" for i in indices[:_NAMED])
     return shown + (f" and {len(indices) - _NAMED} more" if len(indices) > _NAMED else "")
-
-
-def _placement_method(judge: Judge, config: ScoringConfig) -> tuple[str, dict]:
-    """The placement method ``place_texts`` will use and its options (as it resolves them)."""
-    options = dict(config.placement_options)
-    method = config.placement or options.pop("method", None)
-    options.pop("method", None)
-    return method or ("exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"), options
-
-
-def dry_run_placement(judge: Judge, config: ScoringConfig) -> None:
-    """Check the placement options before any request: the configured method runs
-    with them on one stand-in text against a three-text ruler, judged by a
-    simulated judge, so every option value meets the method's own checks
-    (``ValueError`` naming it) and ``judge`` is never asked anything."""
-    from arts_metric.judges.simulated import SimulatedJudge
-    from arts_metric.placement import method_options, place
-    from arts_metric.pool import pool_from_rows
-
-    method, options = _placement_method(judge, config)
-    if "progress" in method_options(method):
-        options["progress"] = False  # no bar for the dry run
-    ruler = [f"ruler:{i}" for i in range(3)]
-    pool = pool_from_rows([{"text": t, "elo": 1100.0 + 100.0 * i} for i, t in enumerate(ruler)], name="dry-run")
-    stand_in = SimulatedJudge(ruler + ["newcomer"], [0.0, 1.0, 2.0, 1.5], accuracy=1.0, name="dry-run")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        place(stand_in, pool, ["newcomer"], method=method, **options)
 
 
 def _p_output_easier(
@@ -250,8 +216,8 @@ def score_texts(
 
     judge_obj = config.make_judge()
     stats_before = judge_obj.stats.as_dict()  # a judge built once (evaluate.load) serves many calls
-    dry_run_placement(judge_obj, config)
-    pool_obj = config.make_pool(judge_obj)
+    scorer = Scorer.prepare(config, judge_obj)
+    judge_obj, pool_obj = scorer.judge, scorer.pool
 
     groups = {"predictions": predictions}
     if sources is not None:
@@ -272,19 +238,13 @@ def score_texts(
     size = len(all_texts)
     arts, elo, units = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=int)
     bounds = None
-    placed: dict[str, Any] = {
-        "judge_calls": 0,
-        "invalid": 0,
-        "failed": 0,
-        "mean_interval": None,
-        "method": _placement_method(judge_obj, config)[0],
-    }
+    placed = None
     if scored:
-        placed = place_texts([all_texts[i] for i in scored], judge_obj, pool_obj, config, n_mean=n_pred_scored or None)
-        arts[scored], elo[scored], units[scored] = placed["arts"], placed["arts_elo"], placed["units"]
-        if placed["arts_interval"] is not None:
+        placed = place_texts([all_texts[i] for i in scored], scorer, n_mean=n_pred_scored or None)
+        arts[scored], elo[scored], units[scored] = placed.arts, placed.arts_elo, placed.units
+        if placed.arts_interval is not None:
             bounds = np.full((size, 2), np.nan)
-            bounds[scored] = placed["arts_interval"]
+            bounds[scored] = placed.arts_interval
             bounds[sorted(blank_all)] = 0.0
     arts[sorted(blank_all)] = 0.0  # empty="score": nothing is easier than an empty text
 
@@ -297,10 +257,10 @@ def score_texts(
     result["arts_mean"] = _mean(part(arts, "predictions"))
     if n_pred_scored == 0:
         result["arts_mean_interval"] = [0.0, 0.0]
-    elif placed["mean_interval"] is not None:
+    elif placed is not None and placed.mean_interval is not None:
         # Empty texts are fixed at 0: the mean over all predictions is the scored
         # texts' mean times their share, and so is its interval.
-        result["arts_mean_interval"] = [float(v) * n_pred_scored / n for v in placed["mean_interval"]]
+        result["arts_mean_interval"] = [float(v) * n_pred_scored / n for v in placed.mean_interval]
 
     formula_values: dict[str, dict[str, np.ndarray]] = {}
     if formula_names:
@@ -368,12 +328,12 @@ def score_texts(
             name: _correlation(values, human, harder, human_higher_is) for name, (values, harder) in metrics.items()
         }
     result["units"] = part(units, "predictions")
-    result["placement"] = placed["method"]
-    result["judge_calls"] = placed["judge_calls"]
-    result["invalid"] = placed["invalid"]
-    result["failed"] = placed.get("failed", 0)
+    result["placement"] = placed.method if placed is not None else scorer.method
+    result["judge_calls"] = placed.judge_calls if placed is not None else 0
+    result["invalid"] = placed.invalid if placed is not None else 0
+    result["failed"] = placed.failed if placed is not None else 0
     result["judge"] = judge_obj.name
     result["pool"] = pool_obj.name
-    result["arts_signature"] = arts_signature(config, judge_obj, pool_obj, *_placement_method(judge_obj, config))
+    result["arts_signature"] = scorer.signature
     result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
     return _json_safe(result)

@@ -30,16 +30,45 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
-from arts_metric.judges import Judge, PointwiseJudge
+from arts_metric.judges import PointwiseJudge
 from arts_metric.pool import Pool
+from arts_metric.scorer import Scorer
 from arts_metric.segment import chunk_text, sentence_units
+
+
+@dataclass(frozen=True)
+class PlacedTexts:
+    """Texts placed in a frozen pool (:func:`place_texts`); arrays have one entry per text.
+
+    ``arts`` in [0, 1] and ``arts_elo`` (Elo points), higher = harder, NaN for a text
+    without a score; ``arts_interval`` ``(n, 2)`` on the ARTS scale, None when the
+    placement sampled nothing; ``mean_interval`` the interval of the mean ``arts`` of
+    the first ``n_mean`` texts; ``judge_calls`` every decision asked (pool texts a
+    pointwise judge scored included); ``calls_per_text`` each text's own (a unit
+    shared by two texts counts for both); ``invalid`` answers that stayed unusable;
+    ``failed`` decisions for which no answer was obtained; ``incomplete`` True for
+    texts left without a score by a failed decision; ``units`` how many pieces each
+    text was judged in; ``method`` the placement used.
+    """
+
+    arts: np.ndarray
+    arts_elo: np.ndarray
+    arts_interval: np.ndarray | None
+    mean_interval: tuple[float, float] | None
+    judge_calls: int
+    calls_per_text: list[int]
+    invalid: int
+    failed: int
+    incomplete: np.ndarray
+    units: list[int]
+    method: str
 
 
 def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: str) -> list[list[str]]:
@@ -75,27 +104,12 @@ def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
 
 
 def place_texts(
-    texts: Sequence[str],
-    judge: Judge,
-    pool: Pool,
-    config: ScoringConfig | None = None,
-    *,
-    label: str = "predictions",
-    n_mean: int | None = None,
-) -> dict[str, Any]:
-    """Rate texts against the frozen ``pool`` with ``judge``, cutting long texts into
-    units and placing them as ``config`` says (default settings when None).
-
-    Returns ``arts`` (n,), ``arts_elo`` (n,), ``arts_interval`` ((n, 2) or None),
-    ``mean_interval`` (interval of the mean ``arts`` of the first ``n_mean``
-    texts, default all), ``judge_calls`` (pool texts a pointwise judge scored
-    included), ``calls_per_text`` (the text's own; a unit shared by two texts
-    counts for both), ``invalid`` (answers that stayed unusable), ``failed``
-    (decisions for which no answer was obtained), ``incomplete`` ((n,) True for
-    texts left without a score by a failed decision), ``units`` (how many
-    pieces each text was cut into) and ``method`` (the placement used).
-    """
-    config = config or ScoringConfig()
+    texts: Sequence[str], scorer: Scorer, *, label: str = "predictions", n_mean: int | None = None
+) -> PlacedTexts:
+    """Rate ``texts`` against the scorer's frozen pool with its judge, cutting long texts
+    into units and placing them with its resolved placement. ``label`` names the texts
+    in warnings; ``mean_interval`` covers the first ``n_mean`` texts (default all)."""
+    config, judge, pool = scorer.config, scorer.judge, scorer.pool
     if not isinstance(judge, PointwiseJudge) or judge.score_key not in pool.judge_scores:
         pool.get_texts()  # fail before any judge call when the pool's texts are unavailable
     unit_lists = _units(texts, config, judge.max_chars, label)
@@ -104,10 +118,7 @@ def place_texts(
         for u in units:
             unique.setdefault(u, len(unique))
     unit_texts = list(unique)
-    options = dict(config.placement_options)
-    if config.placement is not None:
-        options["method"] = config.placement
-    result = placement_mod.place(judge, pool, unit_texts, **options)
+    result = placement_mod.place(judge, pool, unit_texts, method=scorer.method, **scorer.options)
     unit_arts = np.asarray(
         result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float
     )
@@ -181,16 +192,16 @@ def place_texts(
             kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
             weights = [[] if incomplete[i] else unit_w[i] for i in range(k)]
             mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
-    return {
-        "arts": arts,
-        "arts_elo": ratings,
-        "arts_interval": bounds,
-        "mean_interval": mean_interval,
-        "judge_calls": int(result.judge_calls),
-        "calls_per_text": calls_per_text,
-        "invalid": int(result.invalid),
-        "failed": int(result.failed),
-        "incomplete": incomplete,
-        "units": [len(u) for u in unit_lists],
-        "method": result.method,
-    }
+    return PlacedTexts(
+        arts=arts,
+        arts_elo=ratings,
+        arts_interval=bounds,
+        mean_interval=mean_interval,
+        judge_calls=int(result.judge_calls),
+        calls_per_text=calls_per_text,
+        invalid=int(result.invalid),
+        failed=int(result.failed),
+        incomplete=incomplete,
+        units=[len(u) for u in unit_lists],
+        method=result.method,
+    )

@@ -23,6 +23,7 @@ from arts_metric.llm.protocol import read_completion as _read_completion
 from arts_metric.llm.strategies import PairwiseStrategy
 from arts_metric.placement import place
 from arts_metric.pool import pool_from_rows
+from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
 
 GPT4 = "gpt-4-1106-preview"
@@ -79,13 +80,13 @@ def test_units_of_a_text_place_the_same_in_any_batch(make_server, arts94, tmp_pa
     pool = pool_from_rows(rows, name="arts94-pool")
     long_doc = " ".join(texts[7:12])  # longer than split_above: placed as several units
     config = ScoringConfig(placement="adaptive")
-    alone = place_texts([long_doc], judge, pool, config)
-    together = place_texts([texts[1], long_doc, texts[2]], judge, pool, config)
-    assert alone["units"][0] > 1
+    alone = place_texts([long_doc], Scorer.prepare(config, judge, pool))
+    together = place_texts([texts[1], long_doc, texts[2]], Scorer.prepare(config, judge, pool))
+    assert alone.units[0] > 1
     for key in ("arts", "arts_elo"):
-        assert together[key][1] == alone[key][0]
-    np.testing.assert_array_equal(together["arts_interval"][1], alone["arts_interval"][0])
-    assert together["calls_per_text"][1] == alone["calls_per_text"][0]
+        assert getattr(together, key)[1] == getattr(alone, key)[0]
+    np.testing.assert_array_equal(together.arts_interval[1], alone.arts_interval[0])
+    assert together.calls_per_text[1] == alone.calls_per_text[0]
 
 
 @pytest.mark.parametrize("method", ["adaptive", "mle"])
@@ -246,17 +247,17 @@ def test_a_failed_text_is_counted_and_a_rerun_completes_it(make_server, arts94, 
     server = make_server(texts, unknown_noise=NOISE, faults=Faults(by_text={bad: "500"}))
     judge = _judge(server, tmp_path, max_retries=1)
     with pytest.warns(RuntimeWarning, match="failed"):
-        placed = place_texts(news, judge, pool_from_rows(rows), config)
+        placed = place_texts(news, Scorer.prepare(config, judge, pool_from_rows(rows)))
     # Nothing aborted, and the failures are not unusable answers (judgments) but failures.
-    assert placed["invalid"] == 0
-    assert placed["failed"] == 1  # it stops at its first pair without an answer
-    assert np.isnan(placed["arts"][2]) and placed["incomplete"].tolist() == [False, False, True, False]
+    assert placed.invalid == 0
+    assert placed.failed == 1  # it stops at its first pair without an answer
+    assert np.isnan(placed.arts[2]) and placed.incomplete.tolist() == [False, False, True, False]
     # The reference: a run without faults, on its own cache.
     clean = make_server(texts, unknown_noise=NOISE)
-    reference = place_texts(news, _judge(clean, tmp_path / "ref"), pool_from_rows(rows), config)
-    assert np.isfinite(reference["arts"]).all() and reference["failed"] == 0
+    reference = place_texts(news, Scorer.prepare(config, _judge(clean, tmp_path / "ref"), pool_from_rows(rows)))
+    assert np.isfinite(reference.arts).all() and reference.failed == 0
     for i in (0, 1, 3):
-        assert placed["arts"][i] == reference["arts"][i] and placed["arts_elo"][i] == reference["arts_elo"][i]
+        assert placed.arts[i] == reference.arts[i] and placed.arts_elo[i] == reference.arts_elo[i]
     # compute() reports it the same way: None, and failed beside invalid.
     from arts_metric.scoring import score_texts
 
@@ -270,12 +271,10 @@ def test_a_failed_text_is_counted_and_a_rerun_completes_it(make_server, arts94, 
     server.faults.by_text = {}
     before = server.chat_requests
     rerun = _judge(server, tmp_path)
-    done = place_texts(news, rerun, pool_from_rows(rows), config)
-    np.testing.assert_array_equal(done["arts"], reference["arts"])
+    done = place_texts(news, Scorer.prepare(config, rerun, pool_from_rows(rows)))
+    np.testing.assert_array_equal(done.arts, reference.arts)
     # Exactly the failed text's calls are sent (it failed on its first pair); the rest is cached.
-    assert (
-        done["failed"] == 0 and server.chat_requests - before == rerun.stats.requests == reference["calls_per_text"][2]
-    )
+    assert done.failed == 0 and server.chat_requests - before == rerun.stats.requests == reference.calls_per_text[2]
 
 
 def test_budget_left_texts_incomplete_not_invalid(make_server, arts94, tmp_path):
@@ -284,12 +283,12 @@ def test_budget_left_texts_incomplete_not_invalid(make_server, arts94, tmp_path)
     config = ScoringConfig(placement="adaptive")
     judge = _judge(server, tmp_path, max_requests=12)
     with pytest.warns(RuntimeWarning, match="budget reached"):
-        placed = place_texts(texts[:3], judge, pool_from_rows(rows), config)
+        placed = place_texts(texts[:3], Scorer.prepare(config, judge, pool_from_rows(rows)))
     # Not asked is not unusable: no text gets a score from what the budget allowed.
-    assert np.isnan(placed["arts"]).all() and placed["invalid"] == 0 and server.chat_requests == 12
-    assert placed["incomplete"].all() and placed["failed"] > 0
-    full = place_texts(texts[:3], _judge(server, tmp_path), pool_from_rows(rows), config)
-    assert np.isfinite(full["arts"]).all() and full["failed"] == 0
+    assert np.isnan(placed.arts).all() and placed.invalid == 0 and server.chat_requests == 12
+    assert placed.incomplete.all() and placed.failed > 0
+    full = place_texts(texts[:3], Scorer.prepare(config, _judge(server, tmp_path), pool_from_rows(rows)))
+    assert np.isfinite(full.arts).all() and full.failed == 0
 
 
 # -- stragglers -----------------------------------------------------------------------
@@ -335,13 +334,15 @@ def test_pointwise_placement_counts_and_caches_the_pool_scores(make_server, arts
     server = make_server(texts, pointwise=recorded)
     news = texts[:3]
     judge = _judge(server, tmp_path, strategy="pointwise")
-    placed = place_texts(news, judge, pool_from_rows(rows), ScoringConfig())
-    assert placed["method"] == "exhaustive" and np.isfinite(placed["arts"]).all()
-    assert placed["judge_calls"] == 74 + 3 == server.chat_requests and placed["calls_per_text"] == [1, 1, 1]
+    placed = place_texts(news, Scorer.prepare(ScoringConfig(), judge, pool_from_rows(rows)))
+    assert placed.method == "exhaustive" and np.isfinite(placed.arts).all()
+    assert placed.judge_calls == 74 + 3 == server.chat_requests and placed.calls_per_text == [1, 1, 1]
     # Another run (new judge, new pool object): every score from the judgment cache.
-    again = place_texts(news, _judge(server, tmp_path, strategy="pointwise"), pool_from_rows(rows), ScoringConfig())
-    assert server.chat_requests == 77 and again["judge_calls"] == 77
-    np.testing.assert_array_equal(again["arts"], placed["arts"])
+    again = place_texts(
+        news, Scorer.prepare(ScoringConfig(), _judge(server, tmp_path, strategy="pointwise"), pool_from_rows(rows))
+    )
+    assert server.chat_requests == 77 and again.judge_calls == 77
+    np.testing.assert_array_equal(again.arts, placed.arts)
     # A pool text without an answer leaves every newcomer incomplete; the next call asks only it.
     server.faults.by_text = {texts[40].strip(): "500"}
     fresh = tmp_path / "fresh"
@@ -350,13 +351,13 @@ def test_pointwise_placement_counts_and_caches_the_pool_scores(make_server, arts
     )
     pool3 = pool_from_rows(rows)
     with pytest.warns(RuntimeWarning, match="1 of 74 judgments failed"):
-        broken = place_texts(news, judge3, pool3, ScoringConfig())
-    assert np.isnan(broken["arts"]).all() and broken["incomplete"].all() and broken["failed"] == 1
+        broken = place_texts(news, Scorer.prepare(ScoringConfig(), judge3, pool3))
+    assert np.isnan(broken.arts).all() and broken.incomplete.all() and broken.failed == 1
     server.faults.by_text = {}
     before = server.chat_requests
-    fixed = place_texts(news, judge3, pool3, ScoringConfig())
+    fixed = place_texts(news, Scorer.prepare(ScoringConfig(), judge3, pool3))
     assert server.chat_requests - before == 1
-    np.testing.assert_array_equal(fixed["arts"], placed["arts"])
+    np.testing.assert_array_equal(fixed.arts, placed.arts)
 
 
 def test_cache_file_holds_no_failed_judgment(make_server, job, tmp_path):

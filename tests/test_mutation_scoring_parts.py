@@ -15,12 +15,11 @@ import scipy.stats as sps
 
 from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
+from arts_metric.scorer import dry_run_placement, resolve_placement
 from arts_metric.scoring import (
     _correlation,
     _p_output_easier,
-    _placement_method,
     _stats_since,
-    dry_run_placement,
     score_texts,
 )
 
@@ -42,7 +41,7 @@ def three_texts() -> dict:
 
 def test_dry_run_draws_no_progress_bar(capsys):
     judge = SimulatedJudge(["a", "b"], [0.0, 1.0])  # pairwise: the dry run uses adaptive placement
-    dry_run_placement(judge, ScoringConfig(placement="adaptive"))
+    dry_run_placement(*resolve_placement(judge, ScoringConfig(placement="adaptive")))
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 
@@ -157,8 +156,8 @@ def test_half_foreign_texts_are_not_most():
 
 def test_default_placement_is_exhaustive_for_pointwise_and_adaptive_for_pairwise_judges():
     config = ScoringConfig()
-    assert _placement_method(SimulatedPointwiseJudge(["a", "b"], [0.0, 1.0]), config)[0] == "exhaustive"
-    assert _placement_method(SimulatedJudge(["a", "b"], [0.0, 1.0]), config)[0] == "adaptive"
+    assert resolve_placement(SimulatedPointwiseJudge(["a", "b"], [0.0, 1.0]), config)[0] == "exhaustive"
+    assert resolve_placement(SimulatedJudge(["a", "b"], [0.0, 1.0]), config)[0] == "adaptive"
 
 
 def test_placement_is_reported_even_when_every_text_is_empty():

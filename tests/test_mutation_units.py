@@ -19,6 +19,7 @@ from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement import place, system_interval
 from arts_metric.pool import Pool
+from arts_metric.scorer import Scorer
 from arts_metric.segment import chunk_text
 from arts_metric.units import place_texts
 
@@ -103,21 +104,21 @@ def test_the_document_is_cut_into_units_of_clearly_different_lengths():
 def test_pointwise_scores_are_the_length_weighted_means_of_the_units(pool):
     judge = KnownScoreJudge(_difficulty())
     config = ScoringConfig(long_texts="chunks", **CHUNKS)
-    placed = place_texts([DOC], judge, pool, config)
-    assert placed["units"] == [4]
+    placed = place_texts([DOC], Scorer.prepare(config, judge, pool))
+    assert placed.units == [4]
     # A unit of difficulty s beats the pool texts below s: its ARTS score is their share.
     unit_arts = np.array([17.5 + 0.5, 1.5 + 0.5, 6.5 + 0.5, 3.5 + 0.5]) / POOL_SIZE
     w = _weights()
     expected = np.average(unit_arts, weights=w)
     assert expected == pytest.approx(0.70, abs=0.01) and unit_arts.mean() == pytest.approx(0.3875)  # equal weights
-    assert placed["arts"][0] == pytest.approx(expected, abs=1e-12)
+    assert placed.arts[0] == pytest.approx(expected, abs=1e-12)
     unit_elo = rating_of_expected_score(pool.ratings, unit_arts)
-    assert placed["arts_elo"][0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-9)
+    assert placed.arts_elo[0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-9)
     # One document, no sampling (a pointwise judge against every pool text): the mean's
     # interval is the document's own weighted score.
-    assert placed["mean_interval"] == pytest.approx((expected, expected), abs=1e-9)
+    assert placed.mean_interval == pytest.approx((expected, expected), abs=1e-9)
     # Each unit placed alone scores what the weights were applied to.
-    alone = [place_texts([u], judge, pool, config)["arts"][0] for u in _units()]
+    alone = [place_texts([u], Scorer.prepare(config, judge, pool)).arts[0] for u in _units()]
     assert alone == pytest.approx(list(unit_arts), abs=1e-12)
 
 
@@ -126,26 +127,26 @@ def test_sampled_placement_weights_scores_and_intervals_by_unit_length(pool):
     ``arts``, ``arts_elo``, interval and mean interval are the length-weighted ones."""
     difficulty = _difficulty()
     config = ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle", placement_options={"budget": 12})
-    placed = place_texts([DOC, EASY[0]], KnownPairJudge(difficulty), pool, config, n_mean=1)
+    placed = place_texts([DOC, EASY[0]], Scorer.prepare(config, KnownPairJudge(difficulty), pool), n_mean=1)
     units = _units()
     w = _weights()
     # A unit's placement depends on the unit alone: place each by itself.
-    alone = [place_texts([u], KnownPairJudge(difficulty), pool, config) for u in units]
-    unit_arts = np.array([a["arts"][0] for a in alone])
-    unit_elo = np.array([a["arts_elo"][0] for a in alone])
-    unit_iv = np.array([a["arts_interval"][0] for a in alone])
+    alone = [place_texts([u], Scorer.prepare(config, KnownPairJudge(difficulty), pool)) for u in units]
+    unit_arts = np.array([a.arts[0] for a in alone])
+    unit_elo = np.array([a.arts_elo[0] for a in alone])
+    unit_iv = np.array([a.arts_interval[0] for a in alone])
     assert unit_arts[0] > 0.7 > 0.5 > unit_arts[1:].max()  # the long unit is the hard one
-    assert placed["arts"][0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-9)
-    assert placed["arts_elo"][0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-6)
-    assert placed["arts_interval"][0] == pytest.approx(np.average(unit_iv, axis=0, weights=w), abs=1e-9)
-    assert abs(placed["arts"][0] - unit_arts.mean()) > 0.1  # equal weights would be far off
+    assert placed.arts[0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-9)
+    assert placed.arts_elo[0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-6)
+    assert placed.arts_interval[0] == pytest.approx(np.average(unit_iv, axis=0, weights=w), abs=1e-9)
+    assert abs(placed.arts[0] - unit_arts.mean()) > 0.1  # equal weights would be far off
 
     # The mean's interval (n_mean=1: the document only) draws each unit from its own
     # distribution and weights the draws by length.
     result = place(KnownPairJudge(difficulty), pool, [*units, EASY[0]], method="mle", budget=12)
     by_length = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[list(w)])
     equal = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[[1.0] * 4])
-    assert placed["mean_interval"] == pytest.approx(by_length, abs=1e-9)
+    assert placed.mean_interval == pytest.approx(by_length, abs=1e-9)
     assert abs(by_length[0] - equal[0]) > 0.05 and abs(by_length[1] - equal[1]) > 0.05
 
 
@@ -178,40 +179,45 @@ def test_units_without_a_usable_answer_leave_the_others_and_lost_ones_leave_the_
     config = ScoringConfig(long_texts="chunks", **CHUNKS)
     # One unusable unit (an answer, but none usable): the text scores from the other three.
     judge = LosingJudge(difficulty, invalid={units[2]})
-    placed = place_texts([DOC, other], judge, pool, config)
+    placed = place_texts([DOC, other], Scorer.prepare(config, judge, pool))
     keep = [0, 1, 3]
     want = np.average([_share_below(difficulty[units[i]]) for i in keep], weights=_weights()[keep])
-    assert placed["arts"] == pytest.approx([want, 0.5], abs=1e-12)
-    assert not placed["incomplete"].any() and placed["invalid"] == 1 and placed["failed"] == 0
+    assert placed.arts == pytest.approx([want, 0.5], abs=1e-12)
+    assert not placed.incomplete.any() and placed.invalid == 1 and placed.failed == 0
     # One unit with no answer at all: that text gets no score and is incomplete; the other
     # keeps its own, and the mean's interval is the other text's alone.
     judge = LosingJudge(difficulty, lost={units[1]})
-    placed = place_texts([DOC, other], judge, pool, config)
-    assert np.isnan(placed["arts"][0]) and np.isnan(placed["arts_elo"][0])
-    assert placed["incomplete"].tolist() == [True, False] and placed["failed"] == 1
-    assert placed["arts"][1] == pytest.approx(0.5) and placed["mean_interval"] == pytest.approx((0.5, 0.5))
+    placed = place_texts([DOC, other], Scorer.prepare(config, judge, pool))
+    assert np.isnan(placed.arts[0]) and np.isnan(placed.arts_elo[0])
+    assert placed.incomplete.tolist() == [True, False] and placed.failed == 1
+    assert placed.arts[1] == pytest.approx(0.5) and placed.mean_interval == pytest.approx((0.5, 0.5))
 
 
 def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has_them(pool):
     units = _units()
     judge = LosingJudge(_difficulty())
-    placed = place_texts([DOC, DOC, units[0]], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
+    placed = place_texts(
+        [DOC, DOC, units[0]], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool)
+    )
     assert sorted(t for t in judge.scored if not t.startswith("pool text")) == sorted(units)
-    assert placed["calls_per_text"] == [4, 4, 1] and placed["units"] == [4, 4, 1]
-    assert placed["arts"][0] == placed["arts"][1] and placed["arts"][2] == pytest.approx(_share_below(17.5))
-    assert placed["method"] == "exhaustive"
+    assert placed.calls_per_text == [4, 4, 1] and placed.units == [4, 4, 1]
+    assert placed.arts[0] == placed.arts[1] and placed.arts[2] == pytest.approx(_share_below(17.5))
+    assert placed.method == "exhaustive"
 
 
 def test_whole_texts_and_short_texts_are_one_unit(pool):
     difficulty = {**_difficulty(), DOC: 12.5}
     whole = place_texts(
-        [DOC], KnownScoreJudge(difficulty), pool, ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole")
+        [DOC],
+        Scorer.prepare(
+            ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole"), KnownScoreJudge(difficulty), pool
+        ),
     )
-    assert whole["units"] == [1] and whole["arts"][0] == pytest.approx(_share_below(12.5))
+    assert whole.units == [1] and whole.arts[0] == pytest.approx(_share_below(12.5))
     short = ScoringConfig(
         long_texts="chunks", chunk_chars=30, split_above=len(DOC)
     )  # not longer than split_above: whole
-    assert place_texts([DOC], KnownScoreJudge(difficulty), pool, short)["units"] == [1]
+    assert place_texts([DOC], Scorer.prepare(short, KnownScoreJudge(difficulty), pool)).units == [1]
 
 
 def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
@@ -219,27 +225,35 @@ def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
     judge = KnownScoreJudge({**_difficulty(), units[0][:100]: 17.5})
     judge.max_chars = 100
     with pytest.warns(UserWarning, match=r"texts\[0\]: a unit of 171 characters was cut to 100"):
-        placed = place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS), label="texts")
+        placed = place_texts(
+            [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool), label="texts"
+        )
     # the cut unit weighs what the judge read
     w = np.array([100.0, *[len(u) for u in units[1:]]])
     unit_arts = [_share_below(s) for s in (17.5, 1.5, 6.5, 3.5)]
-    assert placed["arts"][0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-12)
+    assert placed.arts[0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-12)
 
 
 def test_mean_interval_of_the_first_n_mean_texts(pool):
     other = "A plain short text."
     judge = KnownScoreJudge({**_difficulty(), other: 9.5})
-    placed = place_texts([other, DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS), n_mean=1)
-    assert placed["mean_interval"] == pytest.approx((0.5, 0.5))
-    both = place_texts([other, DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))["mean_interval"]
-    assert both[0] == pytest.approx(placed["arts"].min()) and both[1] == pytest.approx(placed["arts"].max())
+    placed = place_texts(
+        [other, DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool), n_mean=1
+    )
+    assert placed.mean_interval == pytest.approx((0.5, 0.5))
+    both = place_texts(
+        [other, DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool)
+    ).mean_interval
+    assert both[0] == pytest.approx(placed.arts.min()) and both[1] == pytest.approx(placed.arts.max())
 
 
 def test_a_pool_without_its_texts_fails_before_any_judge_call():
     texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
     judge = KnownPairJudge(_difficulty())
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
-        place_texts([DOC], judge, texts_missing, ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"))
+        place_texts(
+            [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"), judge, texts_missing)
+        )
     assert judge.asked == []
 
 
@@ -256,13 +270,10 @@ def test_a_pointwise_judge_against_every_pool_text_samples_nothing_so_reports_no
     """Placed against every pool text, a unit's score is exact (not sampled): no per-text
     interval, and the mean's interval of one text is its score, however unsure the judge."""
     placed = place_texts(
-        texts=[DOC],
-        judge=SoftScoreJudge(_difficulty()),
-        pool=pool,
-        config=ScoringConfig(long_texts="chunks", **CHUNKS),
+        [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), SoftScoreJudge(_difficulty()), pool)
     )
-    assert placed["arts_interval"] is None
-    assert placed["mean_interval"] == pytest.approx((placed["arts"][0],) * 2, abs=1e-12)
+    assert placed.arts_interval is None
+    assert placed.mean_interval == pytest.approx((placed.arts[0],) * 2, abs=1e-12)
 
 
 def test_shipped_pool_scores_need_no_pool_texts():
@@ -275,8 +286,8 @@ def test_shipped_pool_scores_need_no_pool_texts():
         ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
         judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)},
     )
-    placed = place_texts([DOC], judge, shipped, ScoringConfig(long_texts="chunks", **CHUNKS))
-    assert placed["arts"][0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
+    placed = place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, shipped))
+    assert placed.arts[0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
     assert shipped.texts is None
 
 
@@ -287,14 +298,14 @@ def test_a_unit_exactly_as_long_as_the_judge_reads_is_not_cut(pool):
     judge.max_chars = len(_units()[0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
+        place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool))
 
 
 def test_the_cut_warning_points_at_the_caller(pool):
     judge = KnownScoreJudge({**_difficulty(), _units()[0][:100]: 17.5})
     judge.max_chars = 100
     with pytest.warns(UserWarning, match="was cut to 100") as caught:
-        place_texts([DOC], judge, pool, ScoringConfig(long_texts="chunks", **CHUNKS))
+        place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool))
     assert caught[0].filename == __file__
 
 
@@ -311,8 +322,10 @@ def test_a_pointwise_judge_without_shipped_pool_scores_fails_before_scoring_when
     with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
         place_texts(
             [DOC],
-            CountingScoreJudge(_difficulty()),
-            texts_missing,
-            ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"),
+            Scorer.prepare(
+                ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"),
+                CountingScoreJudge(_difficulty()),
+                texts_missing,
+            ),
         )
     assert scored == []

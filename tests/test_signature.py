@@ -19,7 +19,8 @@ from arts_metric.judges.base import Judge
 from arts_metric.judges.learned import default_weights_dir
 from arts_metric.placement import METHODS
 from arts_metric.placement.api import _PLACERS
-from arts_metric.scoring import _placement_method, score_texts
+from arts_metric.scorer import Scorer, resolve_placement
+from arts_metric.scoring import score_texts
 from arts_metric.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
 
 
@@ -47,9 +48,11 @@ CHANGES_SCORES = {
 
 
 def _signature(**settings) -> str:
+    # The signature of the settings alone (no dry run: some option values below are not ones
+    # a placement would accept, and the signature needs none of them to be).
     config = ScoringConfig(**settings)
     judge = config.make_judge()
-    return arts_signature(config, judge, config.make_pool(judge), *_placement_method(judge, config))
+    return arts_signature(config, judge, config.make_pool(judge), *resolve_placement(judge, config))
 
 
 def test_every_setting_is_named_or_declared_score_neutral():
@@ -90,7 +93,7 @@ def test_display_only_settings_leave_it_alone():
 def test_the_result_carries_it_and_names_the_defaults():
     out = score_texts(["The cat sat on the mat."], formulas=[])
     sig = out["arts_signature"]
-    assert sig == _signature()
+    assert sig == _signature() == Scorer.prepare().signature
     fields_ = dict(part.split(":", 1) for part in sig.split("|"))
     assert list(fields_) == ["arts", "judge", "pool", "placement", "units", "version"]
     assert fields_["judge"] == "learned-1" and fields_["pool"] == "arts3000"

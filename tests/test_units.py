@@ -14,6 +14,7 @@ from arts_metric.config import ScoringConfig
 from arts_metric.elo import expected_score, mean_expected_score, team_rating
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.pool import Pool
+from arts_metric.scorer import Scorer
 from arts_metric.scoring import score_texts
 from arts_metric.segment import sentence_units
 from arts_metric.units import place_texts
@@ -95,56 +96,56 @@ def test_a_document_rates_as_the_team_of_its_sentences(pool, judge_cls, placemen
     doc = " ".join([HARD, *EASY])
     config = _config(placement=placement)
     judge = judge_cls()
-    alone = place_texts([HARD, *EASY], judge, pool, config)  # each sentence as a text of its own
-    out = place_texts([doc], judge, pool, config)
-    assert out["units"] == [7]
-    want = team_rating(alone["arts_elo"])
-    assert out["arts_elo"][0] == pytest.approx(want, abs=1e-9)
-    assert out["arts"][0] == pytest.approx(float(mean_expected_score(pool.ratings, want)), abs=1e-12)
+    alone = place_texts([HARD, *EASY], Scorer.prepare(config, judge, pool))  # each sentence as a text of its own
+    out = place_texts([doc], Scorer.prepare(config, judge, pool))
+    assert out.units == [7]
+    want = team_rating(alone.arts_elo)
+    assert out.arts_elo[0] == pytest.approx(want, abs=1e-9)
+    assert out.arts[0] == pytest.approx(float(mean_expected_score(pool.ratings, want)), abs=1e-12)
     # the hardest sentence weighs most: the document is rated above its hardest sentence,
     # by less than the 400 log10(7) of seven equally hard ones
-    assert max(alone["arts_elo"]) < out["arts_elo"][0] < max(alone["arts_elo"]) + 400 * np.log10(7)
-    if out["arts_interval"] is not None:
-        lo, hi = out["arts_interval"][0]
-        assert lo <= out["arts"][0] <= hi
+    assert max(alone.arts_elo) < out.arts_elo[0] < max(alone.arts_elo) + 400 * np.log10(7)
+    if out.arts_interval is not None:
+        lo, hi = out.arts_interval[0]
+        assert lo <= out.arts[0] <= hi
 
 
 def test_more_to_read_is_harder_and_one_sentence_keeps_its_score(pool):
     judge = KnownScoreJudge()
     short, longer = " ".join(EASY[:5]), " ".join(EASY)
-    out = place_texts([short, longer, EASY[0]], judge, pool, _config())
-    assert out["arts"][0] < out["arts"][1]  # the same sentences plus one more
-    single = place_texts([EASY[0]], judge, pool, _config())
-    assert out["arts"][2] == single["arts"][0] and out["arts_elo"][2] == single["arts_elo"][0]
+    out = place_texts([short, longer, EASY[0]], Scorer.prepare(_config(), judge, pool))
+    assert out.arts[0] < out.arts[1]  # the same sentences plus one more
+    single = place_texts([EASY[0]], Scorer.prepare(_config(), judge, pool))
+    assert out.arts[2] == single.arts[0] and out.arts_elo[2] == single.arts_elo[0]
 
 
 def test_a_documents_score_does_not_depend_on_its_batch(pool):
     judge = KnownScoreJudge()
     doc = " ".join([HARD, *EASY])
-    alone = place_texts([doc], judge, pool, _config())
-    batch = place_texts([" ".join(EASY), doc, HARD], judge, pool, _config())
-    assert batch["arts"][1] == alone["arts"][0] and batch["arts_elo"][1] == alone["arts_elo"][0]
+    alone = place_texts([doc], Scorer.prepare(_config(), judge, pool))
+    batch = place_texts([" ".join(EASY), doc, HARD], Scorer.prepare(_config(), judge, pool))
+    assert batch.arts[1] == alone.arts[0] and batch.arts_elo[1] == alone.arts_elo[0]
 
 
 def test_chunks_keep_the_length_weighted_mean(pool):
     judge = KnownScoreJudge()
     doc = " ".join([HARD, *EASY])
     config = _config(long_texts="chunks", chunk_chars=30)
-    out = place_texts([doc], judge, pool, config)
+    out = place_texts([doc], Scorer.prepare(config, judge, pool))
     from arts_metric.segment import chunk_text
 
     units = chunk_text(doc, 30, SPLIT)
-    alone = place_texts(units, judge, pool, config)
+    alone = place_texts(units, Scorer.prepare(config, judge, pool))
     w = [len(u) for u in units]
-    assert out["arts"][0] == pytest.approx(np.average(alone["arts"], weights=w), abs=1e-12)
+    assert out.arts[0] == pytest.approx(np.average(alone.arts, weights=w), abs=1e-12)
 
 
 def test_the_mean_interval_of_documents_covers_their_mean(pool):
     judge = KnownPairJudge()
     docs = [" ".join([HARD, *EASY]), " ".join(EASY), " ".join(EASY[:4])]
-    out = place_texts(docs, judge, pool, _config(placement="mle"))
-    lo, hi = out["mean_interval"]
-    assert lo <= float(np.mean(out["arts"])) <= hi and hi > lo
+    out = place_texts(docs, Scorer.prepare(_config(placement="mle"), judge, pool))
+    lo, hi = out.mean_interval
+    assert lo <= float(np.mean(out.arts)) <= hi and hi > lo
 
 
 def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(pool):

@@ -24,7 +24,8 @@ from arts_metric import __version__ as _ARTS_VERSION
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.inputs import check_empty_policy, check_text
-from arts_metric.scoring import dry_run_placement, score_texts
+from arts_metric.scorer import Scorer
+from arts_metric.scoring import score_texts
 
 _CITATION = """\
 @inproceedings{engelmann-etal-2024-arts,
@@ -197,11 +198,10 @@ class ARTS(evaluate.Metric):
     def _download_and_prepare(self, dl_manager):
         """Build the default judge (loading its model) and pool once, as ``comet`` loads
         its checkpoint; nothing is downloaded and no judge request is sent."""
-        judge = self.defaults.make_judge()
-        dry_run_placement(judge, self.defaults)
-        if hasattr(type(judge), "encoder"):
-            _ = judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
-        self._prepared = self.defaults.replace(judge=judge, pool=self.defaults.make_pool(judge))
+        scorer = Scorer.prepare(self.defaults)
+        if hasattr(type(scorer.judge), "encoder"):
+            _ = scorer.judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
+        self._prepared = self.defaults.replace(judge=scorer.judge, pool=scorer.pool)
 
     # -- inputs ----------------------------------------------------------------
     def _feature_names(self):

@@ -57,13 +57,10 @@ class PlacementResult:
     level: float = DEFAULT_LEVEL
     arts: np.ndarray | None = None
     arts_quantiles: np.ndarray | None = None
+    #: ``(n, 2)`` interval of each text on the ARTS scale at ``level``
+    arts_interval: np.ndarray | None = None
     #: method details, e.g. the calibrated judge model of ``adaptive``
     info: dict = field(default_factory=dict)
-
-    @property
-    def arts_interval(self) -> np.ndarray | None:
-        """``(n, 2)`` interval on the ARTS scale (from ``arts_quantiles`` when the level matches)."""
-        return self.info.get("arts_interval")
 
 
 def rating_of_arts(pool: Pool, arts: np.ndarray | Sequence[float]) -> np.ndarray:
@@ -129,8 +126,6 @@ def _finish(
 ) -> PlacementResult:
     """Assemble a method's result; the judge's call, invalid and failed counts come
     from ``asker`` (``judge_calls`` overrides the call count)."""
-    info = dict(info or {})
-    info["arts_interval"] = interval_arts
     n = len(ratings)
     return PlacementResult(
         ratings=ratings,
@@ -146,7 +141,8 @@ def _finish(
         level=level,
         arts=pool.arts_of_rating(ratings) if arts is None else arts,
         arts_quantiles=arts_q,
-        info=info,
+        arts_interval=interval_arts,
+        info=dict(info or {}),
     )
 
 
@@ -162,5 +158,5 @@ def _empty_result(method: str) -> PlacementResult:
         method=method,
         arts=empty,
         arts_quantiles=np.empty((0, len(QUANTILE_LEVELS))),
-        info={"arts_interval": np.empty((0, 2))},
+        arts_interval=np.empty((0, 2)),
     )

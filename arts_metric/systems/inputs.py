@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.scoring import validate_texts
+from arts_metric.inputs import check_texts
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,8 @@ def check_entries(
     if clash:
         raise ValueError(f"reference set name(s) {', '.join(map(repr, clash))} are also system names; rename one")
     entries = {**systems, **refs}
-    texts = {name: validate_texts(value, f"outputs[{name!r}]") for name, value in entries.items()}
-    src = None if sources is None else validate_texts(sources, "sources")
+    texts = {name: check_texts(value, f"outputs[{name!r}]") for name, value in entries.items()}
+    src = None if sources is None else check_texts(sources, "sources")
     counts = {name: len(t) for name, t in texts.items()}
     expected = len(src) if src is not None else max(counts.values())
     wrong = {name: c for name, c in counts.items() if c != expected}

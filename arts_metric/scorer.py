@@ -1,0 +1,84 @@
+"""Settings made ready to score texts, once.
+
+A :class:`Scorer` holds the :class:`~arts_metric.config.ScoringConfig`, the judge
+and the reference pool built from it, and the placement method with its options,
+resolved once and checked in a dry run before any judge request.
+:func:`arts_metric.units.place_texts` places texts with it and
+:func:`arts_metric.scoring.score_texts` prepares one per call; a caller that
+scores many batches (``evaluate``'s module, the CLI) prepares one and reuses it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arts_metric.config import ScoringConfig
+from arts_metric.judges import Judge, PointwiseJudge
+from arts_metric.pool import Pool
+from arts_metric.signature import arts_signature
+
+
+def resolve_placement(judge: Judge, config: ScoringConfig) -> tuple[str, dict[str, Any]]:
+    """The placement method and its options: ``config.placement`` (or a ``method`` among
+    the options), else ``"exhaustive"`` for a pointwise judge and ``"adaptive"`` for
+    any other."""
+    options = dict(config.placement_options)
+    method = config.placement or options.pop("method", None)
+    options.pop("method", None)
+    return method or ("exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"), options
+
+
+def dry_run_placement(method: str, options: Mapping[str, Any]) -> None:
+    """Check placement options before any request: ``method`` runs with them on one
+    stand-in text against a three-text ruler, judged by a simulated judge, so every
+    option value meets the method's own checks (``ValueError`` naming it) and no real
+    judge is asked anything."""
+    from arts_metric.judges.simulated import SimulatedJudge
+    from arts_metric.placement import method_options, place
+    from arts_metric.pool import pool_from_rows
+
+    options = dict(options)
+    if "progress" in method_options(method):
+        options["progress"] = False  # no bar for the dry run
+    ruler = [f"ruler:{i}" for i in range(3)]
+    pool = pool_from_rows([{"text": t, "elo": 1100.0 + 100.0 * i} for i, t in enumerate(ruler)], name="dry-run")
+    stand_in = SimulatedJudge(ruler + ["newcomer"], [0.0, 1.0, 2.0, 1.5], accuracy=1.0, name="dry-run")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        place(stand_in, pool, ["newcomer"], method=method, **options)
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A judge, a pool and a resolved placement, ready to place texts
+    (:func:`arts_metric.units.place_texts`). Build it with :meth:`prepare`."""
+
+    config: ScoringConfig
+    judge: Judge
+    pool: Pool
+    method: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def prepare(
+        cls, config: ScoringConfig | None = None, judge: Judge | None = None, pool: Pool | None = None
+    ) -> Scorer:
+        """Build what ``config`` names (default: every default), in the order that keeps a
+        bad setting from costing a request: the judge (no request), the placement
+        options checked in a dry run, then the pool (an unrated pool of one's own is
+        rated by the judge: the first requests). ``judge`` and ``pool``, when given,
+        are used as they are."""
+        config = config or ScoringConfig()
+        judge = judge if judge is not None else config.make_judge()
+        method, options = resolve_placement(judge, config)
+        dry_run_placement(method, options)
+        pool = pool if pool is not None else config.make_pool(judge)
+        return cls(config=config, judge=judge, pool=pool, method=method, options=options)
+
+    @property
+    def signature(self) -> str:
+        """Every setting that can change a score (:mod:`arts_metric.signature`)."""
+        return arts_signature(self.config, self.judge, self.pool, self.method, dict(self.options))
