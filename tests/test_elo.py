@@ -6,15 +6,7 @@ import numpy as np
 import pytest
 
 from arts_metric.data import load_history, load_pool_rows
-from arts_metric.elo import (
-    K_FACTOR,
-    START_RATING,
-    expected_score,
-    rank_scale,
-    ratings_from_history,
-    run_elo,
-    update,
-)
+from arts_metric.elo import K_FACTOR, START_RATING, expected_score, rank_scale, ratings_from_history, run_elo, update
 
 # Paper Table 11: texts located at run time by their first words (the texts stay in the
 # data folder), with the published ARTS scores.
@@ -139,7 +131,7 @@ def test_run_elo_rejects_bad_matches():
 
 # -- Bradley-Terry ratings of players who all play each other (systems) ---------------
 
-from arts_metric.elo import fit_bradley_terry  # noqa: E402
+from arts_metric.bradley_terry import fit_bradley_terry  # noqa: E402
 
 
 def _expected_wins(true: np.ndarray, games: float) -> np.ndarray:
@@ -206,18 +198,16 @@ def test_bradley_terry_rejects_bad_counts():
 from scipy.optimize import minimize_scalar  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
-from arts_metric.elo import (  # noqa: E402
+from arts_metric.bradley_terry import (  # noqa: E402
     FIT_SLOPES,
     MIN_FIT_DECISIONS,
     bt_loglik,
     bt_loglik_rows,
-    elo_sequences,
     fit_mle,
     mle_rating,
     profile_slope,
-    rating_of_expected_score,
-    rating_of_position,
 )
+from arts_metric.elo import elo_sequences, rating_of_expected_score, rating_of_position  # noqa: E402
 from arts_metric.pool import Pool  # noqa: E402
 
 _C = np.log(10.0) / 400.0

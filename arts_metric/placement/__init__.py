@@ -64,7 +64,7 @@ ratings and shares of the pool) lives in :mod:`arts_metric.elo`.
 
 from __future__ import annotations
 
-from arts_metric.elo import DEFAULT_PRIOR_SD, mle_rating
+from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, mle_rating
 from arts_metric.placement.adaptive import place_adaptive
 from arts_metric.placement.api import METHODS, method_options, place
 from arts_metric.placement.asker import pool_judge_scores, pool_judge_scores_status

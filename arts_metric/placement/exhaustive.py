@@ -8,7 +8,8 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import norm
 
-from arts_metric.elo import DEFAULT_PRIOR_SD, rating_of_expected_score
+from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
+from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement.asker import _Asker, pool_judge_scores_status
 from arts_metric.placement.mle import place_mle

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
 from arts_metric.config import ScoringConfig
 from arts_metric.directions import check_direction
-from arts_metric.elo import DEFAULT_PRIOR_SD, START_RATING
+from arts_metric.elo import START_RATING
 from arts_metric.judges import Judge
 from arts_metric.systems import head_to_head, pool_view
 from arts_metric.systems.head_to_head import Matches

@@ -15,7 +15,7 @@ texts is asked once, and which system's output comes first alternates over
 the inputs, so a judge's position bias favours no system. A match without a
 usable answer (invalid, or unanswered: failed or over budget) is left out and
 counted, never replaced by a coin flip. Ratings are Bradley-Terry on the Elo
-scale (:func:`arts_metric.elo.fit_bradley_terry`, mean 1200, higher = harder).
+scale (:func:`arts_metric.bradley_terry.fit_bradley_terry`, mean 1200, higher = harder).
 Outputs play whole: unlike the pool view, which cuts long texts into sentence
 units, a text longer than the judge reads is cut by the judge (with its warning).
 """
@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.elo import DEFAULT_PRIOR_SD, START_RATING, fit_bradley_terry
+from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, fit_bradley_terry
+from arts_metric.elo import START_RATING
 from arts_metric.judges.base import Judge, is_unanswered
 from arts_metric.systems.inputs import Entries
 
