@@ -130,6 +130,7 @@ def _plot_shown(page, elem_id: str) -> None:
 # --------------------------------------------------------------------------- in the browser
 
 
+@pytest.mark.slow
 def test_score_tab_in_the_browser(page, tmp_path):
     texts = _lines(EXAMPLES / "texts.txt")
     assert page.get_by_label("Judge").count() == 0  # no endpoint configured: no judge choice at all

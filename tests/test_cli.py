@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ARTS = str(Path(sys.executable).parent / "arts")
 TEXTS = [
     "The dog ran to the park.",
@@ -32,6 +34,7 @@ def test_txt_to_jsonl(tmp_path):
     assert "arts score" in proc.stderr  # the progress bar goes to stderr
 
 
+@pytest.mark.slow
 def test_jsonl_and_csv_inputs_csv_output(tmp_path):
     jl = tmp_path / "in.jsonl"
     jl.write_text("\n".join(json.dumps({"id": f"t{i}", "text": t}) for i, t in enumerate(TEXTS)))
@@ -50,6 +53,7 @@ def test_jsonl_and_csv_inputs_csv_output(tmp_path):
     assert len(proc.stdout.strip().splitlines()) == 2
 
 
+@pytest.mark.slow
 def test_stdin():
     proc = run("score", "-", "--no-progress", stdin="\n".join(TEXTS))
     assert proc.returncode == 0, proc.stderr
@@ -216,6 +220,7 @@ def test_non_utf8_stdin_is_the_same_one_line_error_as_a_file(tmp_path):
     assert "stdin line 2: not UTF-8 text (byte 0xe9" in from_stdin
 
 
+@pytest.mark.slow
 def test_txt_blank_lines_at_the_end_are_ignored_inside_they_are_named(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("\n".join(TEXTS) + "\n\n\n")

@@ -124,6 +124,7 @@ def test_dependencies_are_ranges_not_pins():
     assert "torch==2.13.0" in (REPO / "scripts" / "install.sh").read_text()  # this machine's CPU build
 
 
+@pytest.mark.slow
 def test_wheel_in_a_fresh_venv_scores_offline_after_arts_register(outside):
     """The README's "Install from a wheel": pip install the wheel, `arts register`, then the
     bare name evaluate.load("arts") scores offline, from a folder outside the repo."""
@@ -144,6 +145,7 @@ def test_wheel_in_a_fresh_venv_scores_offline_after_arts_register(outside):
     assert "venv-wheel" in out["package"]
 
 
+@pytest.mark.slow
 def test_space_installs_from_its_requirements_and_loads_offline(outside):
     """The Space pinned arts-metric==0.1.0, which no index serves; it now ships the package
     (unpacked from the wheel) and lists the package's dependencies."""

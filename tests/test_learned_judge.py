@@ -87,6 +87,7 @@ def test_deterministic(judge):
     assert d[0] == d[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_a_score_does_not_depend_on_its_batch_bit_for_bit(version, data_dir):
     """Order, companions, batch size and duplicates change no bit of a text's score
@@ -115,6 +116,7 @@ def test_predict_rows_do_not_depend_on_the_block(judge):
     np.testing.assert_array_equal(judge.model.predict(x[50:130]), whole[50:130])
 
 
+@pytest.mark.slow
 def test_arts94_human_majority_spearman(judge, data_dir):
     rows = arts_data.load_pool_rows("arts94", data_dir)
     texts = [r["text"] for r in rows]
@@ -379,6 +381,7 @@ def test_training_script_writes_what_the_judge_reads(tmp_path, data_dir):
     assert spearmanr(expected[120:], y[120:])[0] > 0.8
 
 
+@pytest.mark.slow
 def test_training_script_writes_learned_2(tmp_path, data_dir):
     """learned-2's writer: layer inputs, safetensors, close-pair head, loaded through the judge."""
     train = _training_script()
@@ -443,6 +446,7 @@ print(json.dumps({k: list(d[c]) for k, d, c in [("one", one, "arts_elo"), ("two"
 """
 
 
+@pytest.mark.slow
 def test_worker_processes_after_the_parent_used_the_judge(data_dir):
     """``num_proc=2`` forks after the parent has run MiniLM multi-threaded; the children
     used to hang forever in OpenMP. Run in a subprocess so that a hang fails, not blocks."""

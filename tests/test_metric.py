@@ -48,6 +48,7 @@ def _offline_env(tmp_path: Path) -> dict:
     return env
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["elsewhere", "repo root"])
 def test_bare_name_loads_offline(tmp_path, where):
     """`arts register` then evaluate.load("arts") in a fresh interpreter with sockets
@@ -77,6 +78,7 @@ def test_bare_name_loads_offline(tmp_path, where):
     assert out["fkgl"][0] < out["fkgl"][1]
 
 
+@pytest.mark.slow
 def test_module_docstring_examples_run(tmp_path):
     """The module script's docstring examples run as doctests (as `evaluate` runs its own
     metrics'), in a fresh offline interpreter where `arts register` made "arts" loadable."""
@@ -238,6 +240,7 @@ def test_pools(data_dir):
         score_texts([PLAIN], pool=[{"text": "a b c"}, {"txt": "x"}])
 
 
+@pytest.mark.slow
 def test_long_documents_keep_their_order(data_dir):
     """Multi-paragraph documents made of ARTS94 texts of increasing human difficulty
     (read at run time) keep their order, and each rates as the team of its sentences:

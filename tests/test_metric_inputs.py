@@ -75,6 +75,7 @@ def test_streamed_inputs_give_the_same_result(metric, direct):
     _same_scores(metric.compute(), direct)
 
 
+@pytest.mark.slow
 def test_sources_given_to_compute_after_streaming_predictions(metric, direct):
     """add_batch(predictions=P) then compute(sources=S) used to fail ("predictions has 0")."""
     metric.add_batch(predictions=PREDICTIONS[:1])

@@ -196,6 +196,7 @@ def test_only_the_chosen_formulas_are_reported(alone):
     assert bare["arts"][0] == pytest.approx(alone(EASY)["arts"][0], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_mean_interval_is_over_the_predictions_only(alone):
     """Sources are scored in the same placement, but the mean interval is the
     predictions' (here one scored text of two, so half its own interval)."""
@@ -209,6 +210,7 @@ def test_mean_interval_is_over_the_predictions_only(alone):
     assert out["arts_mean"] == pytest.approx(alone(HARD, **ADAPTIVE)["arts"][0] / 2, abs=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("settings", [{}, ADAPTIVE], ids=["learned", "adaptive"])
 def test_mean_interval_does_not_depend_on_the_sources_scored_alongside(settings):
     """The predictions' mean interval is theirs alone: scoring sources and

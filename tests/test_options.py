@@ -104,7 +104,7 @@ def test_option_types_from_a_dataclass_or_a_signature():
         and len(llm) == len(LLMOptions.__dataclass_fields__)
     )
     learned = option_types(LearnedJudge, exclude=("weights",))
-    assert set(learned) == {"device", "batch_size", "progress"}
+    assert set(learned) == {"device", "progress"}
     assert convert_options({"batch_size": "16", "progress": "false"}, learned) == {"batch_size": 16, "progress": False}
 
     def factory(rest: str, texts: Sequence[str] | None = None, *, flag: bool = False, **kwargs: Any) -> None:

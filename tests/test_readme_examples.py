@@ -14,6 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from sari_signature import register_sari
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,12 +70,14 @@ def _run_doctests(section: str, tmp_path: Path, env: dict) -> None:
     assert out["failed"] == 0 and out["attempted"] == section.count(">>> "), out["report"]
 
 
+@pytest.mark.slow
 def test_metric_card_examples_run(tmp_path):
     section = _section("Examples", "metric_card.md")
     assert section.count(">>> ") >= 6
     _run_doctests(section, tmp_path, _offline_env(tmp_path))
 
 
+@pytest.mark.slow
 def test_five_lines_and_the_combine_doctest_run(tmp_path):
     section = _section("Five lines")
     script = re.search(r"```python\n(.*?)```", section, re.S).group(1)

@@ -112,6 +112,7 @@ def test_weights_and_pools_of_ones_own_carry_a_digest(tmp_path):
     assert "pool:custom#" in custom and custom != changed
 
 
+@pytest.mark.slow
 def test_arts_score_prints_it(tmp_path):
     path = tmp_path / "texts.txt"
     path.write_text("The cat sat on the mat.\n", encoding="utf-8")

@@ -439,6 +439,7 @@ def test_llm_budget_leaves_unanswered_matches_out(make_server, arts94, tmp_path)
 # -- the command line ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_arts_compare_on_the_shipped_examples(tmp_path):
     out = tmp_path / "cmp"
     proc = subprocess.run(
