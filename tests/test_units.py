@@ -1,7 +1,15 @@
-"""A long text's rating is the Bradley-Terry team rating of its sentences'
-(``long_texts="sentences"``, the default): checked against the ratings of the
-sentences placed on their own, with a pointwise and a pairwise judge of known
-difficulty on a small pool of its own (no ARTS data needed)."""
+"""Whole texts placed in a frozen pool (:mod:`arts_metric.units`), on a small pool of
+its own (no ARTS data needed) with judges of known per-unit difficulty.
+
+- ``long_texts="chunks"``: long texts score the length-weighted mean of their units
+  (found by a planted bug: units weighted equally passed the whole suite): a
+  document cut into units of clearly different lengths (one long hard sentence,
+  short easy ones); ``arts``, ``arts_elo``, the per-text interval and the mean's
+  interval must be the length-weighted values.
+- ``long_texts="sentences"`` (the default): a long text's rating is the
+  Bradley-Terry team rating of its sentences', checked against the sentences
+  placed on their own.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +19,13 @@ import numpy as np
 import pytest
 
 from arts_metric.config import ScoringConfig
-from arts_metric.elo import expected_score, mean_expected_score, team_rating
+from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score, team_rating
 from arts_metric.judges.base import Judge, PointwiseJudge
+from arts_metric.placement import place, system_interval
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
 from arts_metric.scoring import score_texts
-from arts_metric.segment import sentence_units
+from arts_metric.segment import chunk_text, sentence_units
 from arts_metric.units import place_texts
 
 HARD = (
@@ -24,49 +33,56 @@ HARD = (
     "interlocutory determination regarding proportionality remained fundamentally contestable."
 )
 EASY = ["The dog ran.", "It was fun.", "We sat down.", "The sun set.", "I ate soup.", "He slept."]
-SPLIT = 60  # texts longer than this are cut into sentences
+DOC = " ".join([HARD, *EASY])
+CHUNKS = dict(chunk_chars=30, split_above=100)  # the easy sentences pack two by two; HARD stays alone
 POOL_SIZE = 20
 
 
+def _units() -> list[str]:
+    return chunk_text(DOC, **CHUNKS)
+
+
 def _difficulty() -> dict[str, float]:
+    """Known latent difficulty of every text the judges see (pool text j: j; units: chosen)."""
+    units = _units()
     known = {f"pool text {j}": float(j) for j in range(POOL_SIZE)}
-    known[HARD] = 17.5
-    known.update({s: 1.5 + 0.5 * k for k, s in enumerate(EASY)})
+    known.update(zip(units, (17.5, 1.5, 6.5, 3.5)))  # the long unit is hard, the short ones easy
+    known[EASY[0]] = 2.0  # a second, short text (left out of the mean by n_mean=1)
     return known
 
 
 class KnownScoreJudge(PointwiseJudge):
-    """Pointwise, calibrated: P(a harder) = logistic(difficulty(a) - difficulty(b))."""
+    """Pointwise: a text's score is its known difficulty; P(harder) is 1, 0 or 1/2 (a tie)."""
 
     name = "known-score"
 
-    def __init__(self) -> None:
+    def __init__(self, difficulty: dict[str, float]) -> None:
         super().__init__()
-        self.difficulty = _difficulty()
+        self.difficulty = difficulty
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
-        # a text of several sentences (a chunk) not listed: by its length
-        return np.array([self.difficulty.get(t, len(t) / 10.0) for t in texts])
+        return np.array([self.difficulty[t] for t in texts])
 
     def prob_harder(self, score_a, score_b):
-        return 1.0 / (1.0 + np.exp(np.asarray(score_b, float) - np.asarray(score_a, float)))
+        return np.where(score_a > score_b, 1.0, np.where(score_a < score_b, 0.0, 0.5))
 
 
 class KnownPairJudge(Judge):
-    """Pairwise and deterministic: the same answer for the same pair, whatever else is asked."""
+    """Pairwise and deterministic: P(a harder) = logistic(difficulty(a) - difficulty(b)),
+    the same answer for the same pair whenever and with whatever else it is asked."""
 
     name = "known-pair"
     preferred_batch = None
 
-    def __init__(self) -> None:
+    def __init__(self, difficulty: dict[str, float]) -> None:
         super().__init__()
-        self.difficulty = _difficulty()
+        self.difficulty = difficulty
+        self.asked: list[tuple[str, str]] = []
 
     def compare(self, pairs):
-        def d(t: str) -> float:
-            return self.difficulty.get(t, len(t) / 10.0)
-
-        return [float(1.0 / (1.0 + np.exp(d(b) - d(a)))) for a, b in pairs]
+        self.asked.extend(pairs)
+        d = self.difficulty
+        return [float(1.0 / (1.0 + np.exp(d[b] - d[a]))) for a, b in pairs]
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +96,292 @@ def pool() -> Pool:
     )
 
 
+def _weights() -> np.ndarray:
+    return np.array([len(u) for u in _units()], dtype=float)
+
+
+def test_the_document_is_cut_into_units_of_clearly_different_lengths():
+    units = _units()
+    assert units[0] == HARD and len(units) == 4
+    assert len(units[0]) > 4 * max(len(u) for u in units[1:])
+
+
+def test_pointwise_scores_are_the_length_weighted_means_of_the_units(pool):
+    judge = KnownScoreJudge(_difficulty())
+    config = ScoringConfig(long_texts="chunks", **CHUNKS)
+    placed = place_texts([DOC], Scorer.prepare(config, judge, pool))
+    assert placed.units == [4]
+    # A unit of difficulty s beats the pool texts below s: its ARTS score is their share.
+    unit_arts = np.array([17.5 + 0.5, 1.5 + 0.5, 6.5 + 0.5, 3.5 + 0.5]) / POOL_SIZE
+    w = _weights()
+    expected = np.average(unit_arts, weights=w)
+    assert expected == pytest.approx(0.70, abs=0.01) and unit_arts.mean() == pytest.approx(0.3875)  # equal weights
+    assert placed.arts[0] == pytest.approx(expected, abs=1e-12)
+    unit_elo = rating_of_expected_score(pool.ratings, unit_arts)
+    assert placed.arts_elo[0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-9)
+    # One document, no sampling (a pointwise judge against every pool text): the mean's
+    # interval is the document's own weighted score.
+    assert placed.mean_interval == pytest.approx((expected, expected), abs=1e-9)
+    # Each unit placed alone scores what the weights were applied to.
+    alone = [place_texts([u], Scorer.prepare(config, judge, pool)).arts[0] for u in _units()]
+    assert alone == pytest.approx(list(unit_arts), abs=1e-12)
+
+
+def test_sampled_placement_weights_scores_and_intervals_by_unit_length(pool):
+    """A pairwise judge placed by MLE: every unit gets an interval; the document's
+    ``arts``, ``arts_elo``, interval and mean interval are the length-weighted ones."""
+    difficulty = _difficulty()
+    config = ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle", placement_options={"budget": 12})
+    placed = place_texts([DOC, EASY[0]], Scorer.prepare(config, KnownPairJudge(difficulty), pool), n_mean=1)
+    units = _units()
+    w = _weights()
+    # A unit's placement depends on the unit alone: place each by itself.
+    alone = [place_texts([u], Scorer.prepare(config, KnownPairJudge(difficulty), pool)) for u in units]
+    unit_arts = np.array([a.arts[0] for a in alone])
+    unit_elo = np.array([a.arts_elo[0] for a in alone])
+    unit_iv = np.array([a.arts_interval[0] for a in alone])
+    assert unit_arts[0] > 0.7 > 0.5 > unit_arts[1:].max()  # the long unit is the hard one
+    assert placed.arts[0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-9)
+    assert placed.arts_elo[0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-6)
+    assert placed.arts_interval[0] == pytest.approx(np.average(unit_iv, axis=0, weights=w), abs=1e-9)
+    assert abs(placed.arts[0] - unit_arts.mean()) > 0.1  # equal weights would be far off
+
+    # The mean's interval (n_mean=1: the document only) draws each unit from its own
+    # distribution and weights the draws by length.
+    result = place(KnownPairJudge(difficulty), pool, [*units, EASY[0]], method="mle", budget=12)
+    by_length = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[list(w)])
+    equal = system_interval(result, pool, units=[[0, 1, 2, 3]], unit_weights=[[1.0] * 4])
+    assert placed.mean_interval == pytest.approx(by_length, abs=1e-9)
+    assert abs(by_length[0] - equal[0]) > 0.05 and abs(by_length[1] - equal[1]) > 0.05
+
+
+class LosingJudge(KnownScoreJudge):
+    """:class:`KnownScoreJudge` asked once per text (``calls_per_score = 1``) that gets no
+    answer at all for the texts in ``lost`` and an unusable one (NaN) for those in ``invalid``."""
+
+    name = "losing"
+    calls_per_score = 1
+
+    def __init__(self, difficulty, lost=(), invalid=()) -> None:
+        super().__init__(difficulty)
+        self.lost, self.invalid = set(lost), set(invalid)
+        self.scored: list[str] = []
+
+    def score_status(self, texts):
+        self.scored.extend(texts)
+        scores = np.array([np.nan if t in self.invalid or t in self.lost else self.difficulty[t] for t in texts])
+        return scores, np.array([t in self.lost for t in texts], dtype=bool)
+
+
+def _share_below(s: float) -> float:
+    return (np.floor(s) + 1) / POOL_SIZE  # pool scores 0..19; s is never an integer here
+
+
+def test_units_without_a_usable_answer_leave_the_others_and_lost_ones_leave_the_text_unscored(pool):
+    units = _units()
+    other = "A plain short text."
+    difficulty = {**_difficulty(), other: 9.5}
+    config = ScoringConfig(long_texts="chunks", **CHUNKS)
+    # One unusable unit (an answer, but none usable): the text scores from the other three.
+    judge = LosingJudge(difficulty, invalid={units[2]})
+    placed = place_texts([DOC, other], Scorer.prepare(config, judge, pool))
+    keep = [0, 1, 3]
+    want = np.average([_share_below(difficulty[units[i]]) for i in keep], weights=_weights()[keep])
+    assert placed.arts == pytest.approx([want, 0.5], abs=1e-12)
+    assert not placed.incomplete.any() and placed.invalid == 1 and placed.failed == 0
+    # One unit with no answer at all: that text gets no score and is incomplete; the other
+    # keeps its own, and the mean's interval is the other text's alone.
+    judge = LosingJudge(difficulty, lost={units[1]})
+    placed = place_texts([DOC, other], Scorer.prepare(config, judge, pool))
+    assert np.isnan(placed.arts[0]) and np.isnan(placed.arts_elo[0])
+    assert placed.incomplete.tolist() == [True, False] and placed.failed == 1
+    assert placed.arts[1] == pytest.approx(0.5) and placed.mean_interval == pytest.approx((0.5, 0.5))
+
+
+def test_identical_units_are_judged_once_and_calls_count_for_every_text_that_has_them(pool):
+    units = _units()
+    judge = LosingJudge(_difficulty())
+    placed = place_texts(
+        [DOC, DOC, units[0]], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool)
+    )
+    assert sorted(t for t in judge.scored if not t.startswith("pool text")) == sorted(units)
+    assert placed.calls_per_text == [4, 4, 1] and placed.units == [4, 4, 1]
+    assert placed.arts[0] == placed.arts[1] and placed.arts[2] == pytest.approx(_share_below(17.5))
+    assert placed.method == "exhaustive"
+
+
+def test_whole_texts_and_short_texts_are_one_unit(pool):
+    difficulty = {**_difficulty(), DOC: 12.5}
+    whole = place_texts(
+        [DOC],
+        Scorer.prepare(
+            ScoringConfig(chunk_chars=30, split_above=100, long_texts="whole"), KnownScoreJudge(difficulty), pool
+        ),
+    )
+    assert whole.units == [1] and whole.arts[0] == pytest.approx(_share_below(12.5))
+    short = ScoringConfig(
+        long_texts="chunks", chunk_chars=30, split_above=len(DOC)
+    )  # not longer than split_above: whole
+    assert place_texts([DOC], Scorer.prepare(short, KnownScoreJudge(difficulty), pool)).units == [1]
+
+
+def test_a_unit_longer_than_the_judge_reads_is_cut_with_a_warning(pool):
+    units = _units()
+    judge = KnownScoreJudge({**_difficulty(), units[0][:100]: 17.5})
+    judge.max_chars = 100
+    with pytest.warns(UserWarning, match=r"texts\[0\]: a unit of 171 characters was cut to 100"):
+        placed = place_texts(
+            [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool), label="texts"
+        )
+    # the cut unit weighs what the judge read
+    w = np.array([100.0, *[len(u) for u in units[1:]]])
+    unit_arts = [_share_below(s) for s in (17.5, 1.5, 6.5, 3.5)]
+    assert placed.arts[0] == pytest.approx(np.average(unit_arts, weights=w), abs=1e-12)
+
+
+def test_mean_interval_of_the_first_n_mean_texts(pool):
+    other = "A plain short text."
+    judge = KnownScoreJudge({**_difficulty(), other: 9.5})
+    placed = place_texts(
+        [other, DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool), n_mean=1
+    )
+    assert placed.mean_interval == pytest.approx((0.5, 0.5))
+    both = place_texts(
+        [other, DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool)
+    ).mean_interval
+    assert both[0] == pytest.approx(placed.arts.min()) and both[1] == pytest.approx(placed.arts.max())
+
+
+def test_a_pool_without_its_texts_fails_before_any_judge_call():
+    texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
+    judge = KnownPairJudge(_difficulty())
+    with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
+        place_texts(
+            [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"), judge, texts_missing)
+        )
+    assert judge.asked == []
+
+
+class SoftScoreJudge(KnownScoreJudge):
+    """Pointwise with a soft ``prob_harder`` (logistic in the score difference)."""
+
+    name = "soft-score"
+
+    def prob_harder(self, score_a, score_b):
+        return 1.0 / (1.0 + np.exp(-(np.asarray(score_a) - np.asarray(score_b))))
+
+
+def test_a_pointwise_judge_against_every_pool_text_samples_nothing_so_reports_no_interval(pool):
+    """Placed against every pool text, a unit's score is exact (not sampled): no per-text
+    interval, and the mean's interval of one text is its score, however unsure the judge."""
+    placed = place_texts(
+        [DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), SoftScoreJudge(_difficulty()), pool)
+    )
+    assert placed.arts_interval is None
+    assert placed.mean_interval == pytest.approx((placed.arts[0],) * 2, abs=1e-12)
+
+
+def test_shipped_pool_scores_need_no_pool_texts():
+    """A pool that ships the judge's scores of its texts (as the built-in pools do for the
+    learned judge) places texts without reading the pool's texts."""
+    judge = KnownScoreJudge(_difficulty())
+    shipped = Pool(
+        name="not-a-pool",
+        ids=[str(j) for j in range(POOL_SIZE)],
+        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+        judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)},
+    )
+    placed = place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, shipped))
+    assert placed.arts[0] == pytest.approx(np.average([0.9, 0.1, 0.35, 0.2], weights=_weights()))
+    assert shipped.texts is None
+
+
+def test_a_unit_exactly_as_long_as_the_judge_reads_is_not_cut(pool):
+    import warnings
+
+    judge = KnownScoreJudge(_difficulty())
+    judge.max_chars = len(_units()[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool))
+
+
+def test_the_cut_warning_points_at_the_caller(pool):
+    judge = KnownScoreJudge({**_difficulty(), _units()[0][:100]: 17.5})
+    judge.max_chars = 100
+    with pytest.warns(UserWarning, match="was cut to 100") as caught:
+        place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, pool))
+    assert caught[0].filename == __file__
+
+
+def test_a_pointwise_judge_without_shipped_pool_scores_fails_before_scoring_when_pool_texts_are_missing():
+    """Its pool texts must be scored too: a pool without its texts fails before any unit is scored."""
+    scored: list[str] = []
+
+    class CountingScoreJudge(KnownScoreJudge):
+        def score(self, texts):
+            scored.extend(texts)
+            return super().score(texts)
+
+    texts_missing = Pool(name="not-a-pool", ids=["a", "b"], ratings=[1000.0, 1100.0])
+    with pytest.raises(ValueError, match="unknown pool 'not-a-pool'"):
+        place_texts(
+            [DOC],
+            Scorer.prepare(
+                ScoringConfig(long_texts="chunks", **CHUNKS, placement="mle"),
+                CountingScoreJudge(_difficulty()),
+                texts_missing,
+            ),
+        )
+    assert scored == []
+
+
+# -- long_texts="sentences": the team rule --
+
+SPLIT = 60  # texts longer than this are cut into sentences
+
+
+def _sentence_difficulty() -> dict[str, float]:
+    known = {f"pool text {j}": float(j) for j in range(POOL_SIZE)}
+    known[HARD] = 17.5
+    known.update({s: 1.5 + 0.5 * k for k, s in enumerate(EASY)})
+    return known
+
+
+class SentenceScoreJudge(PointwiseJudge):
+    """Pointwise, calibrated: P(a harder) = logistic(difficulty(a) - difficulty(b))."""
+
+    name = "known-score"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.difficulty = _sentence_difficulty()
+
+    def score(self, texts: Sequence[str]) -> np.ndarray:
+        # a text of several sentences (a chunk) not listed: by its length
+        return np.array([self.difficulty.get(t, len(t) / 10.0) for t in texts])
+
+    def prob_harder(self, score_a, score_b):
+        return 1.0 / (1.0 + np.exp(np.asarray(score_b, float) - np.asarray(score_a, float)))
+
+
+class SentencePairJudge(Judge):
+    """Pairwise and deterministic: the same answer for the same pair, whatever else is asked."""
+
+    name = "known-pair"
+    preferred_batch = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.difficulty = _sentence_difficulty()
+
+    def compare(self, pairs):
+        def d(t: str) -> float:
+            return self.difficulty.get(t, len(t) / 10.0)
+
+        return [float(1.0 / (1.0 + np.exp(d(b) - d(a)))) for a, b in pairs]
+
+
 def _config(**kw) -> ScoringConfig:
     return ScoringConfig(split_above=SPLIT, **kw)
 
@@ -91,7 +393,7 @@ def test_the_default_cuts_long_texts_into_sentences_never_merged():
     assert sentence_units(EASY[0], SPLIT) == [EASY[0]]  # a short text is judged whole
 
 
-@pytest.mark.parametrize("judge_cls, placement", [(KnownScoreJudge, None), (KnownPairJudge, "mle")])
+@pytest.mark.parametrize("judge_cls, placement", [(SentenceScoreJudge, None), (SentencePairJudge, "mle")])
 def test_a_document_rates_as_the_team_of_its_sentences(pool, judge_cls, placement):
     doc = " ".join([HARD, *EASY])
     config = _config(placement=placement)
@@ -111,7 +413,7 @@ def test_a_document_rates_as_the_team_of_its_sentences(pool, judge_cls, placemen
 
 
 def test_more_to_read_is_harder_and_one_sentence_keeps_its_score(pool):
-    judge = KnownScoreJudge()
+    judge = SentenceScoreJudge()
     short, longer = " ".join(EASY[:5]), " ".join(EASY)
     out = place_texts([short, longer, EASY[0]], Scorer.prepare(_config(), judge, pool))
     assert out.arts[0] < out.arts[1]  # the same sentences plus one more
@@ -120,7 +422,7 @@ def test_more_to_read_is_harder_and_one_sentence_keeps_its_score(pool):
 
 
 def test_a_documents_score_does_not_depend_on_its_batch(pool):
-    judge = KnownScoreJudge()
+    judge = SentenceScoreJudge()
     doc = " ".join([HARD, *EASY])
     alone = place_texts([doc], Scorer.prepare(_config(), judge, pool))
     batch = place_texts([" ".join(EASY), doc, HARD], Scorer.prepare(_config(), judge, pool))
@@ -128,12 +430,10 @@ def test_a_documents_score_does_not_depend_on_its_batch(pool):
 
 
 def test_chunks_keep_the_length_weighted_mean(pool):
-    judge = KnownScoreJudge()
+    judge = SentenceScoreJudge()
     doc = " ".join([HARD, *EASY])
     config = _config(long_texts="chunks", chunk_chars=30)
     out = place_texts([doc], Scorer.prepare(config, judge, pool))
-    from arts_metric.segment import chunk_text
-
     units = chunk_text(doc, 30, SPLIT)
     alone = place_texts(units, Scorer.prepare(config, judge, pool))
     w = [len(u) for u in units]
@@ -141,7 +441,7 @@ def test_chunks_keep_the_length_weighted_mean(pool):
 
 
 def test_the_mean_interval_of_documents_covers_their_mean(pool):
-    judge = KnownPairJudge()
+    judge = SentencePairJudge()
     docs = [" ".join([HARD, *EASY]), " ".join(EASY), " ".join(EASY[:4])]
     out = place_texts(docs, Scorer.prepare(_config(placement="mle"), judge, pool))
     lo, hi = out.mean_interval
@@ -149,7 +449,7 @@ def test_the_mean_interval_of_documents_covers_their_mean(pool):
 
 
 def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(pool):
-    judge = KnownScoreJudge()
+    judge = SentenceScoreJudge()
     judge.compare_close = lambda pairs: [0.123 for _ in pairs]  # what single-unit pairs get
     doc = " ".join([HARD, *EASY])
     out = score_texts(

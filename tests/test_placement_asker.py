@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.special import expit
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
+from test_placement_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
 
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement.asker import _Asker, pool_judge_scores, pool_judge_scores_status

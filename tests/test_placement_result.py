@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 import pytest
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
+from test_placement_adaptive import RecordingPairJudge
+from test_placement_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import METHODS, QUANTILE_LEVELS, place
 from arts_metric.placement.result import _bounds, default_budget

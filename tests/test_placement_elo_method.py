@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
+from test_placement_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import QUANTILE_LEVELS, place_elo
 

@@ -14,7 +14,7 @@ import hashlib
 import numpy as np
 import pytest
 from scipy.stats import rankdata
-from test_mutation_mle import POOL
+from test_placement_mle import POOL
 
 from arts_metric.judges.base import Judge
 from arts_metric.placement import place_elo, place_mle

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import norm
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_asker import CountingPointwiseJudge, toy_pool
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL
+from test_placement_adaptive import RecordingPairJudge
+from test_placement_asker import CountingPointwiseJudge, toy_pool
+from test_placement_mle import DIFFICULTY, NEWCOMERS, POOL
 
 from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import PointwiseJudge

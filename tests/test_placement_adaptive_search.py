@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import entropy
-from test_mutation_adaptive import RecordingPairJudge
-from test_mutation_mle import DIFFICULTY, NEWCOMERS, POOL, KnownPairJudge
+from test_placement_adaptive import RecordingPairJudge
+from test_placement_mle import DIFFICULTY, NEWCOMERS, POOL, KnownPairJudge
 from tqdm.auto import tqdm
 
 from arts_metric.judges.base import UNANSWERED

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.stats import norm
-from test_mutation_mle import NEWCOMERS, POOL, KnownPairJudge
+from test_placement_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import place_adaptive
 
