@@ -35,7 +35,7 @@ from arts_metric.judges.base import (
 _FACTORIES: dict[str, str] = {
     "learned": "arts_metric.judges.learned:from_spec",
     "history": "arts_metric.judges.history:from_spec",
-    "openai": "arts_metric.judges.openai_judge:from_spec",
+    "openai": "arts_metric.judges.openai_spec:from_spec",
 }
 
 

@@ -36,7 +36,6 @@ one client and cache, and each returns as soon as its own answers are in.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import random
 import warnings
@@ -51,16 +50,11 @@ from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import judgment_key
 from arts_metric.llm.endpoint import (
     Endpoint,
-    parse_spec,
-    resolve_endpoint,
-    sanitize_url,
 )
-from arts_metric.llm.options import ALIASES, LLMOptions
+from arts_metric.llm.options import LLMOptions
 from arts_metric.llm.protocol import EndpointHealth, Item, Outcome, RunReport, RunSettings
 from arts_metric.llm.runner import Session, run_sync
 from arts_metric.llm.strategies import (
-    LISTWISE,
-    PAIRWISE,
     ListwiseStrategy,
     PairwiseStrategy,
     PointwiseStrategy,
@@ -447,46 +441,3 @@ class OpenAIListwiseJudge(_LatentJudge, Judge):
         """Position in the model's ranking scaled to [0, 1] (higher = harder); NaN for
         texts the model left out or batches without a usable ranking."""
         return self.score_status(texts)[0]
-
-
-def _judge_name(model: str, explicit_url: str | None, options: LLMOptions) -> str:
-    """``openai:MODEL[@URL]`` plus the named decision options (:meth:`LLMOptions.name_tags`)."""
-    name = f"openai:{model}"
-    if explicit_url:
-        name += "@" + sanitize_url(explicit_url)
-    tags = options.name_tags()
-    return name + ("?" + "&".join(tags) if tags else "")
-
-
-def make_judge(
-    model: str,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    **options: Any,
-) -> OpenAIPairwiseJudge | OpenAIPointwiseJudge | OpenAIListwiseJudge:
-    """Build the judge for ``model`` with keyword options (see :class:`LLMOptions`)."""
-    if importlib.util.find_spec("openai") is None:
-        raise ImportError("the openai judges need the openai package: pip install 'arts-metric[llm]'")
-    opts = options.pop("_options", None) or LLMOptions.from_mapping(options, "openai judge arguments")
-    endpoint = resolve_endpoint(model, base_url, api_key)
-    name = _judge_name(model, base_url, opts)
-    if opts.strategy in PAIRWISE:
-        return OpenAIPairwiseJudge(endpoint, opts, name)
-    if opts.strategy in LISTWISE:
-        return OpenAIListwiseJudge(endpoint, opts, name)
-    return OpenAIPointwiseJudge(endpoint, opts, name)
-
-
-def from_spec(rest: str, **kwargs: Any) -> OpenAIPairwiseJudge | OpenAIPointwiseJudge | OpenAIListwiseJudge:
-    """Factory for ``get_judge("openai:...")``; see the module docstring for the spec form.
-    Keyword arguments win over spec options, ``base_url=`` over the ``@URL`` part;
-    values given as text are converted by the options' declared types."""
-    model, spec_url, spec_options = parse_spec(rest)
-    base_url = kwargs.pop("base_url", None) or spec_url
-    api_key = kwargs.pop("api_key", None)
-    merged = {ALIASES.get(k, k): v for k, v in spec_options.items()}
-    merged.update({ALIASES.get(k, k): v for k, v in kwargs.items()})
-    shown = f"openai:{model}" + (f"@{sanitize_url(spec_url)}" if spec_url else "")  # no credentials in errors
-    opts = LLMOptions.from_mapping(merged, f"judge {shown!r} and its arguments")
-    return make_judge(model, base_url=base_url, api_key=api_key, _options=opts)
