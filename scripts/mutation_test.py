@@ -80,6 +80,10 @@ MODULE_TESTS: dict[str, list[str]] = {
     "arts_metric/placement/exhaustive.py": ["tests/test_placement_exhaustive.py", "tests/test_placement.py"],
     "arts_metric/placement/elo_method.py": ["tests/test_placement_elo_method.py", "tests/test_placement.py"],
     "arts_metric/placement/mle.py": ["tests/test_placement_mle.py", "tests/test_placement.py"],
+    "arts_metric/placement/rank_posterior.py": [
+        "tests/test_placement_adaptive_model.py",
+        "tests/test_placement_adaptive_search.py",
+    ],
     "arts_metric/placement/adaptive.py": [
         "tests/test_placement_adaptive_model.py",
         "tests/test_placement_adaptive_search.py",

@@ -1,6 +1,6 @@
 """The ``adaptive`` placement's judge model (found by mutation testing): the
 family of judge models the calibration recognises, and the grid posterior
-(:class:`_RankPosterior`: its likelihood, evidence, model weights, model-averaged
+(:class:`RankPosterior`: its likelihood, evidence, model weights, model-averaged
 posterior and quantiles) and the binary entropy that scores a match, each against
 an independent computation with scipy. A toy pool and simulated judges: no ARTS data.
 """
@@ -15,8 +15,9 @@ from scipy.special import expit, logsumexp, softmax
 from scipy.stats import entropy, uniform
 
 from arts_metric.judges.base import Judge
-from arts_metric.placement.adaptive import _LAPSES, _WIDTHS, _calibrate, _entropy, _RankPosterior
+from arts_metric.placement.adaptive import _calibrate
 from arts_metric.placement.opponents import calibration_texts
+from arts_metric.placement.rank_posterior import LAPSES, WIDTHS, RankPosterior, binary_entropy
 from arts_metric.pool import Pool
 
 N = 100
@@ -55,8 +56,8 @@ class ModelJudge(Judge):
 
 
 def test_the_family_keeps_to_the_documented_ranges():
-    assert all(0.0 <= lapse < 0.5 for lapse in _LAPSES), _LAPSES
-    assert all(width > 0.0 for width in _WIDTHS), _WIDTHS
+    assert all(0.0 <= lapse < 0.5 for lapse in LAPSES), LAPSES
+    assert all(width > 0.0 for width in WIDTHS), WIDTHS
 
 
 @pytest.mark.parametrize("lapse, width", list(itertools.product(JUDGE_LAPSES, JUDGE_WIDTHS)))
@@ -64,8 +65,8 @@ def test_the_calibration_recognises_a_judge_that_follows_one_model(lapse, width)
     # Soft answers equal to the model's own probabilities: by Gibbs' inequality the
     # expected log-likelihood is largest for exactly that model, however few the results.
     own = calibration_texts(POOL, 25)
-    _, lost, log_prior = _calibrate(ModelJudge(lapse, width), POOL, own, 60, 0, _LAPSES, _WIDTHS, quiet=True)
-    models = list(itertools.product(_LAPSES, _WIDTHS))
+    _, lost, log_prior = _calibrate(ModelJudge(lapse, width), POOL, own, 60, 0, LAPSES, WIDTHS, quiet=True)
+    models = list(itertools.product(LAPSES, WIDTHS))
     assert not lost and len(log_prior) == len(models)
     assert models[int(np.argmax(log_prior))] == (lapse, width)
 
@@ -73,7 +74,7 @@ def test_the_calibration_recognises_a_judge_that_follows_one_model(lapse, width)
 def test_entropy_is_the_binary_entropy_in_nats():
     p = np.array([0.0, 1e-15, 0.01, 0.3, 0.5, 0.77, 1.0 - 1e-15, 1.0])
     expected = np.array([entropy([x, 1.0 - x]) for x in p])
-    np.testing.assert_allclose(_entropy(p), expected, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(binary_entropy(p), expected, rtol=1e-12, atol=1e-9)
 
 
 G = 20
@@ -82,14 +83,14 @@ MODELS = list(itertools.product((0.02, 0.2), (0.01, 0.1)))
 
 
 def test_curve_is_the_model_at_the_cell_centres():
-    post = _RankPosterior(1, G, (0.02, 0.2), (0.01, 0.1))
+    post = RankPosterior(1, G, (0.02, 0.2), (0.01, 0.1))
     q = np.array([0.0, 0.33, 0.5, 0.95])
     expected = np.array([[_p_harder(lapse, width, CENTRES - qk) for qk in q] for lapse, width in MODELS])
     np.testing.assert_allclose(post.curve(q), expected, rtol=1e-12)
 
 
 def test_loglik_at_a_known_position_is_the_bernoulli_log_likelihood():
-    post = _RankPosterior(1, 2, (0.02, 0.2), (0.01, 0.1))
+    post = RankPosterior(1, 2, (0.02, 0.2), (0.01, 0.1))
     q = np.array([0.05, 0.3, 0.41, 0.45, 0.6, 0.99])
     s = np.array([1.0, 1.0, 0.8, 0.0, 0.3, 0.0])
     p = np.array([_p_harder(lapse, width, 0.42 - q) for lapse, width in MODELS])
@@ -100,7 +101,7 @@ def test_loglik_at_a_known_position_is_the_bernoulli_log_likelihood():
 def test_a_lapse_free_model_leaves_every_result_possible():
     # lapse 0 with a sharp blur: far from the text the model is all but certain,
     # yet a single error there must cost a finite log-likelihood, not rule out the position.
-    post = _RankPosterior(2, G, (0.0,), (0.003,))
+    post = RankPosterior(2, G, (0.0,), (0.003,))
     curve = post.curve(np.array([0.0, 1.0]))
     assert np.all(curve > 0.0) and np.all(curve < 1.0)
     error = post.loglik_at(0.9, np.array([0.1]), np.array([0.0]))
@@ -136,7 +137,7 @@ def _direct_likelihoods() -> np.ndarray:
 
 
 def test_update_weights_and_posterior_are_bayes_rule_under_the_model_average():
-    post = _RankPosterior(3, G, (0.02, 0.2), (0.01, 0.1))
+    post = RankPosterior(3, G, (0.02, 0.2), (0.01, 0.1))
     post.log_prior = np.log(PRIOR)
     for rows, q, s in RESULTS:
         post.update(np.array(rows), np.array(q), np.array(s))
@@ -159,7 +160,7 @@ def test_model_weights_survive_a_long_run_of_contradictory_answers():
     # 160 pairs of answers that no position explains (harder than 0.95, easier than 0.05):
     # each model's evidence falls to about exp(-390), yet the weights stay a distribution.
     lapses, width, pairs = (0.1, 0.11), 0.003, 160
-    post = _RankPosterior(1, G, lapses, (width,))
+    post = RankPosterior(1, G, lapses, (width,))
     for _ in range(pairs):
         post.update(np.array([0]), np.array([0.95]), np.array([1.0]))
         post.update(np.array([0]), np.array([0.05]), np.array([0.0]))
@@ -183,7 +184,7 @@ LEVELS = (0.01, 0.025, 0.3, 0.5, 0.9, 0.975)
 
 
 def test_quantiles_of_a_uniform_posterior_are_the_levels():
-    post = _RankPosterior(1, 4, (0.1,), (0.1,))
+    post = RankPosterior(1, 4, (0.1,), (0.1,))
     q = post.quantiles(np.full((1, 4), 0.25), LEVELS)
     np.testing.assert_allclose(q[0], uniform.ppf(LEVELS), rtol=1e-12)
 
@@ -191,20 +192,20 @@ def test_quantiles_of_a_uniform_posterior_are_the_levels():
 def test_quantiles_below_a_gap_are_the_smallest_positions_reaching_the_level():
     # Half the mass on [0, 0.25], half on [0.75, 1]: up to level 0.5 the quantile is that
     # of Uniform(0, 0.25) at twice the level; at 0.5 it is where the CDF first reaches 0.5.
-    post = _RankPosterior(1, 4, (0.1,), (0.1,))
+    post = RankPosterior(1, 4, (0.1,), (0.1,))
     levels = (0.05, 0.2, 0.5)
     q = post.quantiles(np.array([[0.5, 0.0, 0.0, 0.5]]), levels)
     np.testing.assert_allclose(q[0], uniform(0.0, 0.25).ppf(2.0 * np.array(levels)), rtol=1e-12)
 
 
 def test_quantiles_of_a_single_cell_are_those_of_that_cell():
-    post = _RankPosterior(1, 4, (0.1,), (0.1,))
+    post = RankPosterior(1, 4, (0.1,), (0.1,))
     q = post.quantiles(np.array([[0.0, 0.0, 1.0, 0.0]]), LEVELS)
     np.testing.assert_allclose(q[0], uniform(0.5, 0.25).ppf(LEVELS), rtol=1e-12)
 
 
 def test_quantiles_above_a_gap_lie_in_the_cell_with_the_mass():
-    post = _RankPosterior(1, 4, (0.1,), (0.1,))
+    post = RankPosterior(1, 4, (0.1,), (0.1,))
     levels = np.array([0.6, 0.75, 0.975])
     q = post.quantiles(np.array([[0.5, 0.0, 0.0, 0.5]]), levels)
     np.testing.assert_allclose(q[0], uniform(0.75, 0.25).ppf(2.0 * levels - 1.0), rtol=1e-12)

@@ -308,11 +308,11 @@ def test_the_reported_judge_model_is_a_weighted_mean_of_the_family():
     res = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, width=0.03)  # lapses averaged, one width
     np.testing.assert_allclose(res.info["judge_model"]["width"], 0.03, rtol=1e-14)
     lapse = res.info["judge_model"]["lapse"]
-    assert np.all((lapse >= min(adaptive._LAPSES)) & (lapse <= max(adaptive._LAPSES)))
+    assert np.all((lapse >= min(adaptive.LAPSES)) & (lapse <= max(adaptive.LAPSES)))
     res = place_adaptive(KnownPairJudge(), POOL, NEWCOMERS, lapse=0.1)  # widths averaged, one lapse
     np.testing.assert_allclose(res.info["judge_model"]["lapse"], 0.1, rtol=1e-14)
     width = res.info["judge_model"]["width"]
-    assert np.all((width >= min(adaptive._WIDTHS)) & (width <= max(adaptive._WIDTHS)))
+    assert np.all((width >= min(adaptive.WIDTHS)) & (width <= max(adaptive.WIDTHS)))
 
 
 # --- the progress bar ---------------------------------------------------------------------------------

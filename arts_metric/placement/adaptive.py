@@ -1,6 +1,6 @@
 """The ``adaptive`` placement method: a noisy binary search for each newcomer's
 position in the pool, by expected information gain under a grid posterior
-(:class:`_RankPosterior`), each newcomer on its own (:class:`_Search`).
+(:class:`RankPosterior`), each newcomer on its own (:class:`_Search`).
 
 Two drivers run the same per-text search: local judges get one ``compare``
 call per round with a pair for every newcomer still searching; a remote judge
@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import math
 import sys
 from typing import Sequence
 
@@ -25,6 +23,7 @@ from tqdm.auto import tqdm
 from arts_metric.judges.base import Judge
 from arts_metric.placement.asker import _Asker
 from arts_metric.placement.opponents import calibration_schedule, calibration_texts
+from arts_metric.placement.rank_posterior import LAPSES, ROW_BLOCK, WIDTHS, RankPosterior, binary_entropy
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
     QUANTILE_LEVELS,
@@ -37,121 +36,6 @@ from arts_metric.placement.result import (
 )
 from arts_metric.placement.streams import check_seed, first_sides, text_rng
 from arts_metric.pool import Pool
-
-# The judge models: the judge names the truly harder text except for a lapse
-# rate, with a logistic blur of this width (in ARTS units) around the
-# newcomer's position among the pool texts. Each newcomer averages them by
-# its own evidence times the calibration's (see place_adaptive).
-_LAPSES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
-_WIDTHS = (0.003, 0.01, 0.03, 0.08, 0.2)
-_ROW_BLOCK = 32  # rows per block when the expected information gain is computed
-
-
-def _entropy(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-12, 1 - 1e-12)
-    return -(p * np.log(p) + (1 - p) * np.log1p(-p))
-
-
-class _RankPosterior:
-    """Grid posterior over each newcomer's position ``z`` in the pool (its ARTS
-    score), for a family of judge models, each newcomer averaging the models
-    by its own evidence (Bayesian model averaging) under the prior
-    :attr:`log_prior` (uniform unless a calibration set it).
-
-    Model ``(lapse, width)``: ``P(newcomer judged harder than a pool text at
-    position q) = lapse + (1 - 2 lapse) * logistic((z - q) / width)``. Working on
-    the pool's rank scale (not its Elo scale) makes the model independent of
-    how compressed the pool's Elo ratings are.
-
-    Every computation is row by row (elementwise, or reductions along a row),
-    never across newcomers, so a newcomer's posterior is bit for bit the same
-    whatever other rows share the arrays.
-    """
-
-    _SUB = 8  # pool positions are rounded to 1/8 of a grid cell (< 0.001 ARTS)
-
-    def __init__(self, n: int, grid_size: int, lapses: Sequence[float], widths: Sequence[float]) -> None:
-        self.z = (np.arange(grid_size) + 0.5) / grid_size  # cell centres of [0, 1]
-        self.models = list(itertools.product(lapses, widths))
-        self.lapse = np.array([m[0] for m in self.models])[:, None, None]
-        self.width = np.array([m[1] for m in self.models])[:, None, None]
-        self.ll = np.zeros((len(self.models), n, grid_size), dtype=np.float32)
-        self.lm = np.full((n, len(self.models)), math.log(grid_size))  # log evidence x G, per row and model
-        self.log_prior = np.zeros(len(self.models))  # log prior weight of each model (0: uniform)
-        # log P(win) and log P(loss) by offset (z - q), tabulated once: the updates
-        # then gather instead of evaluating logistic curves for every cell.
-        sub = self._SUB
-        span = grid_size * sub
-        offsets = np.arange(-span, span + 1) / span
-        from scipy.special import expit
-
-        p = self.lapse[:, 0, :] + (1 - 2 * self.lapse[:, 0, :]) * expit(offsets[None, :] / self.width[:, 0, :])
-        p = np.clip(p, 1e-9, 1 - 1e-9)  # lapse=0 must not make a single error impossible
-        self._log_win = np.log(p).astype(np.float32)
-        self._log_loss = np.log1p(-p).astype(np.float32)
-        self._cell = np.arange(grid_size) * sub + sub // 2 + span
-
-    def loglik_at(self, z: float, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """``(M,)`` log-likelihood of results ``s`` against pool positions ``q`` for a
-        text whose position ``z`` is known (a pool text), under each model."""
-        from scipy.special import expit
-
-        lapse, width = self.lapse[:, 0, 0][:, None], self.width[:, 0, 0][:, None]
-        p = np.clip(lapse + (1 - 2 * lapse) * expit((z - np.asarray(q)[None, :]) / width), 1e-9, 1 - 1e-9)
-        s = np.asarray(s, dtype=float)[None, :]
-        return (s * np.log(p) + (1 - s) * np.log1p(-p)).sum(axis=1)
-
-    def curve(self, q: np.ndarray) -> np.ndarray:
-        """``(M, len(q), G)`` probability that a newcomer at each grid cell beats pool position ``q``."""
-        from scipy.special import expit
-
-        p = self.lapse + (1 - 2 * self.lapse) * expit((self.z[None, None, :] - q[None, :, None]) / self.width)
-        return np.clip(p, 1e-9, 1 - 1e-9)
-
-    def update(self, rows: np.ndarray, q: np.ndarray, s: np.ndarray) -> None:
-        """Add the results ``s`` (newcomer's side, may be fractional) against pool positions
-        ``q``, one result per row (rows distinct)."""
-        q_idx = np.rint(np.asarray(q) * len(self.z) * self._SUB).astype(int)
-        d = self._cell[None, :] - q_idx[:, None]  # (rows, G) offsets into the tables
-        s32 = np.asarray(s, dtype=np.float32)[None, :, None]
-        ll = s32 * self._log_win[:, d] + (1 - s32) * self._log_loss[:, d]
-        self.ll[:, rows, :] += ll
-        block = np.ascontiguousarray(self.ll[:, rows, :])
-        top = block.max(axis=2, keepdims=True)
-        self.lm[rows, :] = (np.log(np.exp(block - top).sum(axis=2)) + top[..., 0]).astype(float).T
-
-    def model_weights(self, rows: np.ndarray) -> np.ndarray:
-        """``(len(rows), M)`` weight of each judge model for each newcomer: the prior
-        (:attr:`log_prior`, the calibration) times its own evidence; weights below
-        1e-8 are exactly 0 (those models are skipped)."""
-        lw = self.lm[rows, :] + self.log_prior[None, :]
-        w = np.exp(lw - lw.max(axis=1, keepdims=True))
-        w /= w.sum(axis=1, keepdims=True)
-        w[w < 1e-8] = 0.0
-        return w
-
-    def posterior(self, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """Model-averaged posterior ``(len(rows), G)``, each row summing to 1. A model
-        with weight 0 for a row adds exactly 0 to it."""
-        out = np.zeros((len(rows), len(self.z)))
-        for m in np.flatnonzero((weights > 0).any(axis=0)):
-            ll = self.ll[m, rows, :].astype(float)
-            out += weights[:, m : m + 1] * np.exp(ll - self.lm[rows, m][:, None])
-        return out / out.sum(axis=1, keepdims=True)
-
-    def quantiles(self, post: np.ndarray, levels: Sequence[float]) -> np.ndarray:
-        """``(rows, len(levels))`` quantiles, mass spread uniformly over each cell: the
-        level-``u`` quantile lies in the cell ``k`` whose CDF bounds hold it
-        (``cdf[k] < u <= cdf[k + 1]``), cells without mass never."""
-        g = post.shape[1]
-        cdf = np.concatenate([np.zeros((len(post), 1)), np.cumsum(post, axis=1)], axis=1)
-        cdf /= cdf[:, -1:]
-        u = np.asarray(levels, dtype=float)
-        out = np.empty((len(post), len(u)))
-        for i in range(len(post)):
-            k = np.clip(np.searchsorted(cdf[i], u, side="left") - 1, 0, g - 1)
-            out[i] = (k + (u - cdf[i, k]) / (cdf[i, k + 1] - cdf[i, k])) / g
-        return out
 
 
 class _Search:
@@ -187,9 +71,9 @@ class _Search:
         self.strata = [s for s in np.array_split(np.argsort(self.pos, kind="stable"), min(candidates, size)) if len(s)]
         centres = np.array([self.pos[s].mean() for s in self.strata])
         self.stratum_size = np.array([len(s) for s in self.strata])
-        self.post = _RankPosterior(nc, grid_size, lapses, widths)
+        self.post = RankPosterior(nc, grid_size, lapses, widths)
         self.like = self.post.curve(centres)  # (M, C, G)
-        self.like_h = _entropy(self.like)
+        self.like_h = binary_entropy(self.like)
         block = [texts[r] for r in rows_all]
         self.rngs = [text_rng(seed, t) for t in block]
         self.sides = first_sides(block)
@@ -206,11 +90,11 @@ class _Search:
         gain = np.empty((len(post), len(self.strata)))
         for m in np.unique(m_best):
             rows = np.flatnonzero(m_best == m)
-            for b0 in range(0, len(rows), _ROW_BLOCK):
-                r = rows[b0 : b0 + _ROW_BLOCK]
+            for b0 in range(0, len(rows), ROW_BLOCK):
+                r = rows[b0 : b0 + ROW_BLOCK]
                 pred = (post[r, None, :] * self.like[m][None, :, :]).sum(axis=2)
                 cond = (post[r, None, :] * self.like_h[m][None, :, :]).sum(axis=2)
-                gain[r] = _entropy(pred) - cond
+                gain[r] = binary_entropy(pred) - cond
         return gain
 
     def next_pairs(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -345,7 +229,7 @@ def _calibrate(
     first = (first_sides(texts)[rows] + np.tile(np.arange(m), k)) % 2 == 0
     out, lost = asker.ask(rows, opps.ravel(), first)
     pos = pool.arts_of_rating(pool.ratings)
-    family = _RankPosterior(1, 2, lapses, widths)
+    family = RankPosterior(1, 2, lapses, widths)
     ll = np.zeros(len(family.models))
     for i in range(k):
         s = out[i * m : (i + 1) * m]
@@ -381,7 +265,7 @@ def place_adaptive(
     A newcomer stops when its ``level`` credible interval on the ARTS scale is
     at most ``target_width`` wide (after ``min_calls``; ``0`` never stops
     early) or after ``budget`` calls (default ``ceil(2 log2 N)``). ``lapse``
-    and ``width`` fix the judge model (see :class:`_RankPosterior`); ``None``
+    and ``width`` fix the judge model (see :class:`RankPosterior`); ``None``
     averages a family of models, each newcomer by its own evidence times a
     prior calibrated on the judge: ``calibration`` pool texts
     (:func:`~arts_metric.placement.opponents.calibration_texts`, default 16)
@@ -422,8 +306,8 @@ def place_adaptive(
         raise ValueError(f"lapse must be in [0, 0.5), got {lapse!r}")
     if width is not None and not width > 0:
         raise ValueError(f"width must be > 0 (ARTS units), got {width!r}")
-    lapses = _LAPSES if lapse is None else (float(lapse),)
-    widths = _WIDTHS if width is None else (float(width),)
+    lapses = LAPSES if lapse is None else (float(lapse),)
+    widths = WIDTHS if width is None else (float(width),)
 
     n = len(texts)
     asker = _Asker(judge, pool, texts)
