@@ -16,6 +16,7 @@ optional sign-up link (start as a new rater by name); see :mod:`arts_metric.web.
 """
 
 from arts_metric.builder.specs import rater_id
-from arts_metric.web.server import MODES, RatingApp, RatingServer, make_server
+from arts_metric.web.rating_app import MODES, RatingApp
+from arts_metric.web.server import RatingServer, make_server
 
 __all__ = ["MODES", "RatingApp", "RatingServer", "make_server", "rater_id"]
