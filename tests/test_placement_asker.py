@@ -14,7 +14,7 @@ from scipy.special import expit
 from test_placement_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
 
 from arts_metric.judges.base import PointwiseJudge
-from arts_metric.placement.asker import _Asker, pool_judge_scores, pool_judge_scores_status
+from arts_metric.placement.asker import Asker, pool_judge_scores, pool_judge_scores_status
 from arts_metric.pool import Pool
 
 
@@ -81,7 +81,7 @@ def test_a_pool_with_an_unanswered_text_is_not_kept_and_is_asked_again():
 
 def test_a_plain_pointwise_judge_scores_each_text_once():
     pool, judge = toy_pool(), CountingPointwiseJudge()
-    asker = _Asker(judge, pool, NEWCOMERS)
+    asker = Asker(judge, pool, NEWCOMERS)
     assert asker.pointwise
     rows, opps = np.array([0, 1, 2, 0, 1, 2]), np.array([5, 5, 9, 1, 2, 3])
     out, lost = asker.ask(rows, opps, np.array([True, False] * 3))
@@ -93,7 +93,7 @@ def test_a_plain_pointwise_judge_scores_each_text_once():
 
 def test_a_pointwise_judge_with_its_own_compare_is_asked_pairwise():
     pool, judge = toy_pool(), OwnCompareJudge()
-    asker = _Asker(judge, pool, NEWCOMERS)
+    asker = Asker(judge, pool, NEWCOMERS)
     assert not asker.pointwise
     out, lost = asker.ask(np.array([0, 1]), np.array([4, 7]), np.array([True, False]))
     np.testing.assert_allclose(out, [0.25, 0.75])  # from the newcomer's side
@@ -102,7 +102,7 @@ def test_a_pointwise_judge_with_its_own_compare_is_asked_pairwise():
 
 def test_a_pair_with_a_pool_text_that_got_no_answer_is_lost_not_a_judgment():
     pool, judge = toy_pool(), CountingPointwiseJudge(lose={"pool text 5"})
-    asker = _Asker(judge, pool, NEWCOMERS)
+    asker = Asker(judge, pool, NEWCOMERS)
     out, lost = asker.ask(np.array([0, 1]), np.array([5, 6]), np.array([True, True]))
     assert list(lost) == [True, False] and np.isnan(out[0]) and np.isfinite(out[1])
     assert (asker.calls, asker.failed, asker.invalid) == (2, 1, 0)
@@ -110,7 +110,7 @@ def test_a_pair_with_a_pool_text_that_got_no_answer_is_lost_not_a_judgment():
 
 def test_one_pair_gets_one_answer_and_no_pairs_ask_nothing():
     judge = KnownPairJudge()
-    asker = _Asker(judge, toy_pool(), NEWCOMERS)
+    asker = Asker(judge, toy_pool(), NEWCOMERS)
     out, lost = asker.ask(np.array([1]), np.array([22]), np.array([True]))
     np.testing.assert_allclose(out, [expit(DIFFICULTY["newcomer b"] - DIFFICULTY["pool text 22"])])
     assert lost.shape == (1,) and not lost.any()
@@ -131,14 +131,14 @@ class FixedAnswerJudge(KnownPairJudge):
 
 @pytest.mark.parametrize("answer", [1.5, -0.2, 1.0000001])
 def test_a_decision_outside_0_1_is_refused(answer):
-    asker = _Asker(FixedAnswerJudge(answer), toy_pool(), NEWCOMERS)
+    asker = Asker(FixedAnswerJudge(answer), toy_pool(), NEWCOMERS)
     with pytest.raises(ValueError, match=r"decisions must be in \[0, 1\]"):
         asker.ask(np.array([0]), np.array([1]), np.array([True]))
 
 
 def test_the_judges_progress_bar_is_silenced_only_when_the_placement_draws_one():
     judge = FixedAnswerJudge(1.0)
-    asker = _Asker(judge, toy_pool(), NEWCOMERS)
+    asker = Asker(judge, toy_pool(), NEWCOMERS)
     asker.ask(np.array([0]), np.array([1]), np.array([True]))
     asker.quiet = True
     asker.ask(np.array([0]), np.array([2]), np.array([True]))

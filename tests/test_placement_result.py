@@ -15,7 +15,7 @@ from test_placement_adaptive import RecordingPairJudge
 from test_placement_mle import NEWCOMERS, POOL, KnownPairJudge
 
 from arts_metric.placement import METHODS, QUANTILE_LEVELS, place
-from arts_metric.placement.result import _bounds, default_budget
+from arts_metric.placement.result import default_budget, interval_bounds
 
 
 def test_quantile_levels_are_the_midpoints_of_equal_probability_bins():
@@ -32,7 +32,7 @@ def test_default_budget_is_ceil_2_log2_of_the_pool_size(size):
 
 @pytest.mark.parametrize("level", [0.5, 0.9, 0.95])
 def test_bounds_are_the_central_interval_at_level(level):
-    lo, hi = _bounds(level)
+    lo, hi = interval_bounds(level)
     assert lo == pytest.approx((1.0 - level) / 2.0) and hi == pytest.approx((1.0 + level) / 2.0)
 
 

@@ -21,17 +21,17 @@ from scipy.stats import norm
 from tqdm.auto import tqdm
 
 from arts_metric.judges.base import Judge
-from arts_metric.placement.asker import _Asker
+from arts_metric.placement.asker import Asker
 from arts_metric.placement.opponents import calibration_schedule, calibration_texts
 from arts_metric.placement.rank_posterior import LAPSES, ROW_BLOCK, WIDTHS, RankPosterior, binary_entropy
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
     QUANTILE_LEVELS,
     PlacementResult,
-    _bounds,
-    _check_budget,
-    _check_level,
-    _finish,
+    check_budget,
+    check_level,
+    finish_result,
+    interval_bounds,
     rating_of_arts,
 )
 from arts_metric.placement.streams import check_seed, first_sides, text_rng
@@ -65,7 +65,7 @@ class _Search:
         nc = len(rows_all)
         self.rows_all = rows_all
         self.budget, self.min_calls, self.target_width = budget, min_calls, float(target_width)
-        self.bounds = _bounds(level)
+        self.bounds = interval_bounds(level)
         self.pos = pool.arts_of_rating(pool.ratings)  # each pool text's own ARTS position
         size = len(pool)
         self.strata = [s for s in np.array_split(np.argsort(self.pos, kind="stable"), min(candidates, size)) if len(s)]
@@ -155,7 +155,7 @@ class _Search:
         return np.flatnonzero(self.active)
 
 
-def _run_rounds(search: _Search, asker: _Asker, bar) -> None:
+def _run_rounds(search: _Search, asker: Asker, bar) -> None:
     """Local judges: one ``compare`` call per round, one pair per searching newcomer."""
     while True:
         rows, opps, first = search.next_pairs(search.ready())
@@ -167,7 +167,7 @@ def _run_rounds(search: _Search, asker: _Asker, bar) -> None:
         bar.update(len(rows))
 
 
-async def _run_per_text(searches: list[_Search], asker: _Asker, judge: Judge, bar) -> None:
+async def _run_per_text(searches: list[_Search], asker: Asker, judge: Judge, bar) -> None:
     """Remote judges: one ``compare_async`` per pair, all in flight at once within the
     judge's session; each newcomer goes on as soon as its own answer arrives."""
     async with judge.session():
@@ -212,7 +212,7 @@ def _calibrate(
     lapses: Sequence[float],
     widths: Sequence[float],
     quiet: bool,
-) -> tuple[_Asker, bool, np.ndarray]:
+) -> tuple[Asker, bool, np.ndarray]:
     """The judge model's prior: the calibration pool texts ``own`` play ``budget``
     opponents spread over the pool (:func:`calibration_schedule`, one judge call);
     each model's log-likelihood of their results at their known positions, summed.
@@ -221,7 +221,7 @@ def _calibrate(
     counted the calls, whether any pair got no answer, and ``(M,)`` log prior weights."""
     pool_texts = pool.get_texts()
     texts = [pool_texts[j] for j in own]
-    asker = _Asker(judge, pool, texts)
+    asker = Asker(judge, pool, texts)
     asker.quiet = quiet
     opps = calibration_schedule(pool, own, budget, seed)
     k, m = opps.shape
@@ -290,8 +290,8 @@ def place_adaptive(
     The reported rating is the posterior mean position mapped to the pool's
     Elo scale (:func:`rating_of_arts`); the interval is the credible interval.
     """
-    level = _check_level(level)
-    budget = _check_budget(budget, pool)
+    level = check_level(level)
+    budget = check_budget(budget, pool)
     seed = check_seed(seed)
     if not 0.0 <= float(target_width) <= 1.0:
         raise ValueError(f"target_width must be in [0, 1] (ARTS units), got {target_width!r}")
@@ -310,8 +310,8 @@ def place_adaptive(
     widths = WIDTHS if width is None else (float(width),)
 
     n = len(texts)
-    asker = _Asker(judge, pool, texts)
-    lo_u, hi_u = _bounds(level)
+    asker = Asker(judge, pool, texts)
+    lo_u, hi_u = interval_bounds(level)
     show = bool(judge.progress) if progress is None else progress
     asker.quiet = show
     common = (pool, seed, budget, min_calls)
@@ -377,7 +377,7 @@ def place_adaptive(
     ratings = rating_of_arts(pool, mean_z)
     interval = rating_of_arts(pool, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
-    return _finish(
+    return finish_result(
         pool,
         ratings,
         arts_q,

@@ -10,7 +10,7 @@ from arts_metric.placement.adaptive import place_adaptive
 from arts_metric.placement.elo_method import place_elo
 from arts_metric.placement.exhaustive import place_exhaustive
 from arts_metric.placement.mle import place_mle
-from arts_metric.placement.result import PlacementResult, _check_texts, _empty_result
+from arts_metric.placement.result import PlacementResult, check_newcomers, empty_result
 from arts_metric.pool import Pool
 
 METHODS = ("exhaustive", "elo", "mle", "adaptive")
@@ -51,7 +51,7 @@ def place(
             f"unknown placement option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
             f"it takes: {', '.join(known)}"
         )
-    texts = _check_texts(texts)
+    texts = check_newcomers(texts)
     if not texts:
-        return _empty_result(method)
+        return empty_result(method)
     return _PLACERS[method](judge, pool, texts, **options)

@@ -1,6 +1,6 @@
 """Asking the judge about (newcomer, pool text) pairs for the placement methods.
 
-:class:`_Asker` sends pairs to any judge and returns each outcome from the
+:class:`Asker` sends pairs to any judge and returns each outcome from the
 newcomer's side together with a mask of the pairs that got no answer at all
 (:data:`~arts_metric.judges.base.UNANSWERED`); it counts calls, invalid answers
 and failures. :func:`pool_judge_scores_status` keeps a pointwise judge's scores
@@ -49,7 +49,7 @@ def _is_missing(d: Decision) -> bool:
     return d is None or is_unanswered(d) or (isinstance(d, (float, np.floating)) and math.isnan(d))
 
 
-class _Asker:
+class Asker:
     """Sends (newcomer, pool text) pairs to the judge and returns each outcome from
     the newcomer's side (1 = newcomer judged harder, NaN = no usable answer) and
     whether the pair got no answer at all (failed or not asked: not a judgment).

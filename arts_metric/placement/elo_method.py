@@ -9,8 +9,8 @@ import numpy as np
 
 from arts_metric.elo import K_FACTOR, START_RATING, elo_sequences, run_elo
 from arts_metric.judges.base import Judge
-from arts_metric.placement.opponents import _finish_fixed, _play_fixed
-from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, _bounds, _check_level
+from arts_metric.placement.opponents import finish_fixed, play_fixed
+from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, check_level, interval_bounds
 from arts_metric.placement.streams import BOOTSTRAP, text_rng
 from arts_metric.pool import Pool
 
@@ -39,13 +39,13 @@ def place_elo(
     newcomer's opponents, sides and resamples depend on ``seed`` and its own
     text only.
     """
-    level = _check_level(level)
+    level = check_level(level)
     if not k > 0:
         raise ValueError(f"k must be > 0, got {k!r}")
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
         raise ValueError(f"bootstrap must be a non-negative integer, got {bootstrap!r}")
     n, size = len(texts), len(pool)
-    opps, outcomes, lost, asker, _ = _play_fixed(judge, pool, texts, budget, opponents, seed)
+    opps, outcomes, lost, asker, _ = play_fixed(judge, pool, texts, budget, opponents, seed)
     m = opps.shape[1]
 
     # Point estimate: the reference Elo implementation, pool frozen.
@@ -71,7 +71,7 @@ def place_elo(
     none = np.isnan(outcomes).all(axis=1)
     ratings[none] = np.nan
     if bootstrap:
-        interval = np.quantile(reps, _bounds(level), axis=1).T
+        interval = np.quantile(reps, interval_bounds(level), axis=1).T
         arts_q = np.quantile(pool.arts_of_rating(reps), QUANTILE_LEVELS, axis=1).T
         se = reps.std(axis=1, ddof=1) if bootstrap > 1 else np.full(n, np.nan)
     else:
@@ -79,6 +79,6 @@ def place_elo(
         arts_q = np.repeat(pool.arts_of_rating(ratings)[:, None], len(QUANTILE_LEVELS), axis=1)
         se = np.full(n, np.nan)
     interval[none], arts_q[none], se[none] = np.nan, np.nan, np.nan
-    return _finish_fixed(
+    return finish_fixed(
         pool, opps, outcomes, lost, asker, ratings, se, interval, arts_q, "elo", level, {"k": k, "start": start}
     )

@@ -11,15 +11,15 @@ from scipy.stats import norm
 from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
 from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import Judge, PointwiseJudge
-from arts_metric.placement.asker import _Asker, pool_judge_scores_status
+from arts_metric.placement.asker import Asker, pool_judge_scores_status
 from arts_metric.placement.mle import place_mle
 from arts_metric.placement.result import (
     DEFAULT_LEVEL,
     QUANTILE_LEVELS,
     PlacementResult,
-    _bounds,
-    _check_level,
-    _finish,
+    check_level,
+    finish_result,
+    interval_bounds,
 )
 from arts_metric.pool import Pool
 
@@ -56,7 +56,7 @@ def place_pointwise(
     no answer at all, the newcomers it affects are incomplete (NaN) until a
     rerun asks it again.
     """
-    level = _check_level(level)
+    level = check_level(level)
     n = len(texts)
     pool_scores, pool_lost, pool_asked = pool_judge_scores_status(judge, pool)
     new_scores, new_lost = judge.score_status(list(texts))
@@ -66,7 +66,7 @@ def place_pointwise(
     arts = np.full(n, np.nan)
     arts_q = np.full((n, len(QUANTILE_LEVELS)), np.nan)
     interval_arts = np.full((n, 2), np.nan)
-    lo_u, hi_u = _bounds(level)
+    lo_u, hi_u = interval_bounds(level)
     ok = ~np.isnan(new_scores) & ~incomplete
     # Chunked so that memory stays at a few MB for any number of newcomers.
     step = max(1, 2_000_000 // max(len(pool), 1))
@@ -80,13 +80,13 @@ def place_pointwise(
     ratings = rating_of_expected_score(pool.ratings, arts)
     interval = rating_of_expected_score(pool.ratings, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
-    asker = _Asker(judge, pool, texts)
+    asker = Asker(judge, pool, texts)
     asker.failed = int(new_lost.sum() + pool_lost.sum())
     asker.invalid = int((np.isnan(new_scores) & ~new_lost).sum())
     if pool_asked:
         asker.invalid += int((np.isnan(pool_scores) & ~pool_lost).sum())
     per_text = int(judge.calls_per_score)
-    return _finish(
+    return finish_result(
         pool,
         ratings,
         arts_q,

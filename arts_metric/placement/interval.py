@@ -10,7 +10,7 @@ import numpy as np
 from scipy import sparse
 from scipy.stats import norm
 
-from arts_metric.placement.result import QUANTILE_LEVELS, PlacementResult, _bounds, _check_level
+from arts_metric.placement.result import QUANTILE_LEVELS, PlacementResult, check_level, interval_bounds
 from arts_metric.pool import Pool
 
 
@@ -54,7 +54,7 @@ def system_interval(
     Texts without any scored piece are left out. Returns ``(low, high)`` on the
     ARTS scale (NaN, NaN when nothing was scored).
     """
-    level = _check_level(result.level if level is None else level)
+    level = check_level(result.level if level is None else level)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 10:
         raise ValueError(f"draws must be an integer >= 10, got {draws!r}")
     q = result.arts_quantiles
@@ -62,7 +62,7 @@ def system_interval(
         arts = pool.arts_of_rating(result.ratings)
         if result.interval is not None:
             iv = pool.arts_of_rating(np.asarray(result.interval))
-            sd = (iv[:, 1] - iv[:, 0]) / (2.0 * norm.ppf(_bounds(level)[1]))
+            sd = (iv[:, 1] - iv[:, 0]) / (2.0 * norm.ppf(interval_bounds(level)[1]))
         else:
             sd = np.zeros(len(arts))
         q = np.clip(arts[:, None] + sd[:, None] * norm.ppf(QUANTILE_LEVELS)[None, :], 0.0, 1.0)
@@ -129,5 +129,5 @@ def system_interval(
         else:
             ww = np.broadcast_to(w[ok], text_draws.shape)
         means[d0 : d0 + d] = (text_draws * ww).sum(axis=1) / ww.sum(axis=1)
-    lo, hi = np.quantile(means, _bounds(level))
+    lo, hi = np.quantile(means, interval_bounds(level))
     return (float(lo), float(hi))

@@ -11,8 +11,8 @@ from scipy.stats import norm
 
 from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, fit_mle, profile_slope
 from arts_metric.judges.base import Judge
-from arts_metric.placement.opponents import _finish_fixed, _play_fixed, calibration_texts
-from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, _bounds, _check_level
+from arts_metric.placement.opponents import calibration_texts, finish_fixed, play_fixed
+from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, check_level, interval_bounds
 from arts_metric.pool import Pool
 
 
@@ -48,11 +48,11 @@ def place_mle(
     honest intervals). A newcomer's opponents, sides and rating depend on
     ``seed`` and its own text only, never on the texts placed with it.
     """
-    level = _check_level(level)
+    level = check_level(level)
     if isinstance(calibration, bool) or not isinstance(calibration, (int, np.integer)) or calibration < 0:
         raise ValueError(f"calibration must be a non-negative integer (pool texts), got {calibration!r}")
     calib_idx = calibration_texts(pool, calibration) if isinstance(slope, str) and slope == "fit" else None
-    opps, outcomes, lost, asker, calib = _play_fixed(judge, pool, texts, budget, opponents, seed, calib_idx)
+    opps, outcomes, lost, asker, calib = play_fixed(judge, pool, texts, budget, opponents, seed, calib_idx)
     used_slope: str | float = slope
     info: dict = {}
     if calib is not None:
@@ -67,8 +67,8 @@ def place_mle(
     ratings[none], se[none] = np.nan, np.nan
     zq = norm.ppf(QUANTILE_LEVELS)
     arts_q = pool.arts_of_rating(ratings[:, None] + se[:, None] * zq[None, :])
-    interval = ratings[:, None] + se[:, None] * norm.ppf(_bounds(level))[None, :]
-    return _finish_fixed(pool, opps, outcomes, lost, asker, ratings, se, interval, arts_q, "mle", level, info)
+    interval = ratings[:, None] + se[:, None] * norm.ppf(interval_bounds(level))[None, :]
+    return finish_fixed(pool, opps, outcomes, lost, asker, ratings, se, interval, arts_q, "mle", level, info)
 
 
 def place_pairwise(

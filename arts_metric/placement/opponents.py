@@ -9,8 +9,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from arts_metric.judges.base import Judge
-from arts_metric.placement.asker import _Asker
-from arts_metric.placement.result import PlacementResult, _check_budget, _finish
+from arts_metric.placement.asker import Asker
+from arts_metric.placement.result import PlacementResult, check_budget, finish_result
 from arts_metric.placement.streams import CALIBRATION, check_seed, first_sides, text_rng
 from arts_metric.pool import Pool
 
@@ -92,7 +92,7 @@ def _choose_opponents(pool: Pool, texts: Sequence[str], budget: int, opponents: 
     return np.array(arr, dtype=int)
 
 
-def _play_fixed(
+def play_fixed(
     judge: Judge,
     pool: Pool,
     texts: Sequence[str],
@@ -100,7 +100,7 @@ def _play_fixed(
     opponents: Any,
     seed: int,
     calibration: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, _Asker, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Asker, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
     """Choose each newcomer's opponents and have the judge decide every match.
 
     Returns ``(opps, outcomes, lost, asker, calib)``: ``(n, m)`` pool indices in
@@ -111,7 +111,7 @@ def _play_fixed(
     same judge call (None without calibration).
     """
     seed = check_seed(seed)
-    budget = _check_budget(budget, pool)
+    budget = check_budget(budget, pool)
     opps = _choose_opponents(pool, texts, budget, opponents, seed)
     n, m = opps.shape
     rows = np.repeat(np.arange(n), m)
@@ -129,7 +129,7 @@ def _play_fixed(
         first = np.concatenate([first, (first_sides(cal_texts)[cal_rows] + np.tile(np.arange(mc), k)) % 2 == 0])
         asked_opps = np.concatenate([asked_opps, cal_opps.ravel()])
         all_texts += cal_texts
-    asker = _Asker(judge, pool, all_texts)
+    asker = Asker(judge, pool, all_texts)
     out, lost = asker.ask(rows, asked_opps, first)
     outcomes, lost_new = out[: n * m].reshape(n, m), lost[: n * m].reshape(n, m)
     calib = None
@@ -138,12 +138,12 @@ def _play_fixed(
     return opps, outcomes, lost_new, asker, calib
 
 
-def _finish_fixed(
+def finish_fixed(
     pool: Pool,
     opps: np.ndarray,
     outcomes: np.ndarray,
     lost: np.ndarray,
-    asker: _Asker,
+    asker: Asker,
     ratings: np.ndarray,
     se: np.ndarray,
     interval: np.ndarray,
@@ -161,7 +161,7 @@ def _finish_fixed(
     matches = [
         [(int(j), float(s)) for j, s in zip(o_row, s_row) if not np.isnan(s)] for o_row, s_row in zip(opps, outcomes)
     ]
-    return _finish(
+    return finish_result(
         pool,
         ratings,
         arts_q,

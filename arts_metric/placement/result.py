@@ -1,7 +1,7 @@
 """What every placement method returns, and the argument checks they share.
 
 :class:`PlacementResult` holds newcomers' ratings on the pool's Elo scale and
-their ARTS-scale quantiles; :func:`_finish` assembles one; the ``_check_*``
+their ARTS-scale quantiles; :func:`finish_result` assembles one; the ``_check_*``
 functions turn bad arguments into a ``ValueError`` that names them.
 """
 
@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from arts_metric.elo import rating_of_position
-from arts_metric.placement.asker import _Asker
+from arts_metric.placement.asker import Asker
 from arts_metric.pool import Pool
 
 DEFAULT_LEVEL = 0.95
@@ -76,13 +76,13 @@ def default_budget(pool_size: int) -> int:
     return max(1, math.ceil(2.0 * math.log2(max(pool_size, 2))))
 
 
-def _check_level(level: float) -> float:
+def check_level(level: float) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     return float(level)
 
 
-def _check_budget(budget: int | None, pool: Pool) -> int:
+def check_budget(budget: int | None, pool: Pool) -> int:
     if budget is None:
         return min(default_budget(len(pool)), len(pool))  # ceil(2 log2 3) = 4 > 3
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
@@ -90,7 +90,7 @@ def _check_budget(budget: int | None, pool: Pool) -> int:
     return int(min(budget, len(pool)))  # a pool text is never played twice by one newcomer
 
 
-def _check_texts(texts: Sequence[str]) -> list[str]:
+def check_newcomers(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         raise ValueError("texts must be a list of strings, not a single string")
     texts = list(texts)
@@ -102,19 +102,19 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return texts
 
 
-def _bounds(level: float) -> tuple[float, float]:
+def interval_bounds(level: float) -> tuple[float, float]:
     """Lower and upper probability of the central interval at ``level``."""
     return (1.0 - level) / 2.0, (1.0 + level) / 2.0
 
 
-def _finish(
+def finish_result(
     pool: Pool,
     ratings: np.ndarray,
     arts_q: np.ndarray,
     interval_arts: np.ndarray,
     interval: np.ndarray,
     se: np.ndarray,
-    asker: _Asker,
+    asker: Asker,
     calls_per_text: np.ndarray,
     matches: list,
     method: str,
@@ -146,7 +146,7 @@ def _finish(
     )
 
 
-def _empty_result(method: str) -> PlacementResult:
+def empty_result(method: str) -> PlacementResult:
     """The result of placing no texts at all."""
     empty = np.empty(0)
     return PlacementResult(
