@@ -12,6 +12,26 @@ given to ``evaluate.load`` (``evaluate.load("arts", "arts300")`` selects the
 pool by configuration name; ``evaluate.load("arts", judge=..., formulas=...)``)
 become this module's defaults, which ``compute`` arguments override. The
 judge and pool are built when the module is loaded (``_download_and_prepare``).
+
+What this script uses of ``evaluate`` beyond ``_info``/``_download_and_prepare``/
+``_compute`` (the three methods ``comet`` overrides), and why:
+
+- ``__init__``, ``add``, ``add_batch``, ``compute``: settings given to
+  ``evaluate.load`` become defaults, and the singular ``source=`` of ``add`` and
+  every input are checked with messages naming them; each then calls
+  ``evaluate``'s own method.
+- ``_infer_feature_from_batch``, ``_infer_feature_from_example``,
+  ``_feature_names``, ``selected_feature_format`` and ``writer``: the inputs
+  come in three feature sets (predictions; with sources; with references), which
+  ``evaluate`` supports through these hooks; ``_select`` keeps a stream's feature
+  set fixed.
+- ``buf_writer``, ``filelocks``, ``file_paths``, ``cache_file_name``,
+  ``filelock`` and ``data`` (``_discard_added``): after a ``compute()`` that fails
+  on a bad input, the added examples and their cache files are dropped as a
+  successful ``compute()`` drops them, so the next call starts afresh.
+  ``evaluate`` has no public method for this; the attributes are those of
+  ``EvaluationModule`` in every 0.4 release, which is why the dependency is
+  capped below 0.5.
 """
 
 import inspect
