@@ -17,6 +17,10 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     # which pip would fill with the much larger CUDA build).
     .venv/bin/python -m pip install --quiet "torch==2.13.0"
     .venv/bin/python -m pip install --quiet -e ".[test]"
+    # The oldest evaluate release pyproject.toml allows, beside the venv's newest: the
+    # module script's tests also run against it (tests/test_evaluate_versions.py).
+    rm -rf .venv/evaluate-oldest
+    .venv/bin/python -m pip install --quiet --no-deps --target .venv/evaluate-oldest "evaluate==0.4.1"
     echo "$want" > "$stamp"
 fi
 # Headless Chromium for the rating-interface tests (Debian's package; Playwright
