@@ -114,28 +114,18 @@ def score_dataset(
             names[3]: placed.calls_per_text,
         }
 
-    # An explicit fingerprint: datasets would otherwise hash the judge object. Every
-    # setting that changes the scores is in it (two runs that differ must not share
-    # a fingerprint: later maps would reuse each other's cache files); secrets are not.
-    c = config
-    judge_fp = {k: ("<secret>" if "key" in k.lower() else v) for k, v in c.judge_options.items()}
+    # An explicit fingerprint: datasets would otherwise hash the judge object. The
+    # signature names every setting that changes the scores (two runs that differ must
+    # not share a fingerprint: later maps would reuse each other's cache files), and no
+    # secret; the pool's ratings are hashed too, for pools that share a name.
     key = json.dumps(
         [
             getattr(dataset, "_fingerprint", ""),
-            judge_obj.name,
-            judge_fp,
-            pool_obj.name,
+            scorer.signature,
             hashlib.sha256(pool_obj.ratings.tobytes()).hexdigest(),
-            c.placement,
-            c.placement_options,
             text_column,
             prefix,
-            c.long_texts,
-            c.chunk_chars,
-            c.split_above,
-        ],
-        sort_keys=True,
-        default=str,
+        ]
     )
     return dataset.map(
         score_batch,

@@ -56,6 +56,27 @@ def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     raise ARTSDataNotFoundError(_HOW_TO_GET + f" (looked in: {', '.join(map(str, candidates))})")
 
 
+#: The development sets of paragraphs and documents at known levels (benchmarks/levels.py).
+DEV_FILES = ("cochrane_pls_val.jsonl", "onestopenglish_dev.jsonl")
+
+
+def find_dev_dir(dev_dir: str | os.PathLike | None = None) -> Path:
+    """The folder of the development sets: ``dev_dir``, else ``$ARTS_DEV_DIR``, else
+    ``../shared/dev`` beside the repository; a ``FileNotFoundError`` naming where it
+    looked when they are missing."""
+    given = dev_dir or os.environ.get("ARTS_DEV_DIR")
+    candidates = (
+        [Path(given).expanduser()] if given else [Path(__file__).resolve().parent.parent.parent / "shared" / "dev"]
+    )
+    for path in candidates:
+        if all((path / f).is_file() for f in DEV_FILES):
+            return path
+    raise FileNotFoundError(
+        f"development sets not found in {', '.join(map(str, candidates))}: expected {' and '.join(DEV_FILES)} "
+        "(set ARTS_DEV_DIR or pass --dev-dir)"
+    )
+
+
 def _read_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

@@ -8,7 +8,7 @@ whether their ARTS numbers are comparable, e.g.::
 Fields, in this order:
 
 - ``arts``: the version of this signature's format;
-- ``judge``: what decides (:func:`judge_signature`): the learned judge's model
+- ``judge``: what decides (the judge's ``signature``): the learned judge's model
   version (``learned-1``), plus the weights' digest for weights of one's own; an
   LLM judge's canonical name (model, endpoint without credentials, decision
   options), prompt version and sampling parameters;
@@ -26,7 +26,6 @@ Settings that never change a score are left out, each for a stated reason
 from __future__ import annotations
 
 import hashlib
-import inspect
 from typing import Any
 
 import numpy as np
@@ -61,13 +60,6 @@ def _value(v: Any) -> str:
     return "auto" if v is None else str(v)
 
 
-def judge_signature(judge: Any) -> str:
-    """What identifies a judge's decisions: the judge's own ``signature`` where it has
-    one, else its name."""
-    own = getattr(judge, "signature", None)
-    return str(own) if own else str(judge.name)
-
-
 def pool_signature(pool: Any) -> str:
     """A built-in pool's name; another pool's name with a digest of its ids and ratings."""
     if pool.name in BUILTIN_POOLS:
@@ -77,10 +69,9 @@ def pool_signature(pool: Any) -> str:
 
 def placement_signature(method: str, options: dict[str, Any]) -> str:
     """The method and all its options, the defaults of those not given included, sorted."""
-    from arts_metric.placement.api import _PLACERS  # the placement functions declare their options
+    from arts_metric.placement import method_defaults
 
-    params = list(inspect.signature(_PLACERS[method]).parameters.values())[3:]  # after judge, pool, texts
-    values = {p.name: options.get(p.name, p.default) for p in params if p.name not in DISPLAY_ONLY_OPTIONS}
+    values = {k: options.get(k, v) for k, v in method_defaults(method).items() if k not in DISPLAY_ONLY_OPTIONS}
     return f"{method}(" + ",".join(f"{k}={_value(values[k])}" for k in sorted(values)) + ")"
 
 
@@ -97,7 +88,7 @@ def arts_signature(config: Any, judge: Any, pool: Any, method: str, options: dic
     """The signature of scores made with these settings, judge, pool and placement."""
     fields = [
         ("arts", FORMAT_VERSION),
-        ("judge", judge_signature(judge)),
+        ("judge", judge.signature),
         ("pool", pool_signature(pool)),
         ("placement", placement_signature(method, options)),
         ("units", units_signature(config)),

@@ -97,10 +97,12 @@ def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: s
 def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
     """ARTS values of a text from its units' ARTS values ``(units, k)`` taken column by
     column (bounds or quantiles at one level): each column's ratings combined by the
-    team rule, then placed back on the pool's ARTS scale. ``(k,)``."""
-    unit_ratings = rating_of_expected_score(pool.ratings, unit_arts)
+    team rule, then placed back on the pool's ARTS scale. ``(k,)``. Equal columns (all of
+    them for a placement that sampled nothing) are computed once."""
+    columns, back = np.unique(unit_arts, axis=1, return_inverse=True)
+    unit_ratings = rating_of_expected_score(pool.ratings, columns)
     combined = [team_rating(unit_ratings[:, j]) for j in range(unit_ratings.shape[1])]
-    return mean_expected_score(pool.ratings, np.asarray(combined))
+    return mean_expected_score(pool.ratings, np.asarray(combined))[np.ravel(back)]
 
 
 def place_texts(

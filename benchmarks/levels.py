@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
@@ -45,6 +44,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from arts_metric.data import find_dev_dir  # noqa: E402
 from arts_metric.features import words  # noqa: E402
 from arts_metric.scoring import score_texts  # noqa: E402
 
@@ -56,19 +56,6 @@ SCORINGS = {
     "v1, chunks": {"judge": "learned:v1", "long_texts": "chunks"},
     "default": {"judge": "learned"},
 }
-
-
-def find_dev_dir(path: str | None = None) -> Path:
-    """The development-set folder: ``path``, ``$ARTS_DEV_DIR`` or ``../shared/dev``; an
-    error naming where it looked when it is missing."""
-    candidates = [Path(p) for p in (path, os.environ.get("ARTS_DEV_DIR")) if p] or [REPO.parent / "shared" / "dev"]
-    for c in candidates:
-        if (c / "cochrane_pls_val.jsonl").is_file() and (c / "onestopenglish_dev.jsonl").is_file():
-            return c
-    raise FileNotFoundError(
-        f"development sets not found in {', '.join(map(str, candidates))}: expected cochrane_pls_val.jsonl and "
-        "onestopenglish_dev.jsonl (set ARTS_DEV_DIR or pass --dev-dir)"
-    )
 
 
 def load_sets(dev_dir: Path) -> dict[str, dict]:

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
-from pathlib import Path
 
 import evaluate
 import numpy as np
 
-from arts_metric.data import load_pool_rows
+from arts_metric.data import find_dev_dir, load_pool_rows
 from arts_metric.judges import get_judge, learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
@@ -115,12 +113,7 @@ def main() -> None:
 
 def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:
     """``n`` Cochrane abstracts and plain-language summaries of 50-300 words, drawn at random."""
-    folder = Path(dev_dir or os.environ.get("ARTS_DEV_DIR") or Path(__file__).resolve().parents[2] / "shared" / "dev")
-    path = folder / "cochrane_pls_val.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: the paragraph figures need the development sets (set ARTS_DEV_DIR or pass --dev-dir)"
-        )
+    path = find_dev_dir(dev_dir) / "cochrane_pls_val.jsonl"
     texts = []
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

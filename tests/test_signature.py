@@ -4,7 +4,6 @@ score-neutral with a reason."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import subprocess
@@ -16,9 +15,8 @@ import pytest
 from arts_metric import __version__
 from arts_metric.config import ScoringConfig
 from arts_metric.judges.base import Judge
-from arts_metric.judges.learned import default_weights_dir
-from arts_metric.placement import METHODS
-from arts_metric.placement.api import _PLACERS
+from arts_metric.judges.learned import LearnedJudge, default_weights_dir
+from arts_metric.placement import METHODS, method_defaults
 from arts_metric.scorer import Scorer, resolve_placement
 from arts_metric.scoring import score_texts
 from arts_metric.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
@@ -73,17 +71,17 @@ def test_a_setting_that_changes_scores_changes_the_signature(name):
 def test_every_placement_option_is_in_the_signature(method):
     judge = "learned" if method == "exhaustive" else PAIRWISE
     base = _signature(judge=judge, placement=method)
-    for p in list(inspect.signature(_PLACERS[method]).parameters.values())[3:]:
-        if p.name in DISPLAY_ONLY_OPTIONS:
+    for name, default in method_defaults(method).items():
+        if name in DISPLAY_ONLY_OPTIONS:
             continue
-        other = {int: 7, float: 0.37, str: "random", type(None): 5}[type(p.default)]
-        if p.name == "opponents":
-            other = "all" if p.default != "all" else "spread"
-        if p.name == "slope":
+        other = {int: 7, float: 0.37, str: "random", type(None): 5}[type(default)]
+        if name == "opponents":
+            other = "all" if default != "all" else "spread"
+        if name == "slope":
             other = 2.0
-        changed = _signature(judge=judge, placement=method, placement_options={p.name: other})
-        assert changed != base, f"{method} option {p.name} is missing from the signature"
-        assert f"{p.name}=" in changed
+        changed = _signature(judge=judge, placement=method, placement_options={name: other})
+        assert changed != base, f"{method} option {name} is missing from the signature"
+        assert f"{name}=" in changed
 
 
 def test_display_only_settings_leave_it_alone():
@@ -106,6 +104,7 @@ def test_weights_and_pools_of_ones_own_carry_a_digest(tmp_path):
     shutil.copytree(default_weights_dir("v1"), folder)
     own = _signature(judge=f"learned:{folder}")
     assert "judge:learned-1#" in own
+    assert LearnedJudge(device="cuda").signature == "learned-1@cuda"  # other kernels round differently
     rows = [{"text": f"text {i}", "elo": 1100.0 + 10 * i} for i in range(5)]
     custom = _signature(pool=rows)
     changed = _signature(pool=[{**r, "elo": r["elo"] + 1} for r in rows])

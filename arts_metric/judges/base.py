@@ -161,6 +161,13 @@ class Judge(ABC):
         sampling parameters) extend it."""
         return self.name
 
+    @property
+    def signature(self) -> str:
+        """What names this judge in a score's ``arts_signature``
+        (:mod:`arts_metric.signature`): ``name`` here; judges whose decisions depend on
+        more (a model version, weights, a prompt, sampling parameters) extend it."""
+        return self.name
+
     @contextmanager
     def quiet(self) -> Iterator["Judge"]:
         """Within the ``with`` block the judge draws no progress bar of its own

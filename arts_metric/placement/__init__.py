@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, mle_rating
 from arts_metric.placement.adaptive import place_adaptive
-from arts_metric.placement.api import METHODS, method_options, place
+from arts_metric.placement.api import METHODS, method_defaults, method_options, place
 from arts_metric.placement.asker import pool_judge_scores, pool_judge_scores_status
 from arts_metric.placement.elo_method import place_elo
 from arts_metric.placement.exhaustive import place_exhaustive, place_pointwise
@@ -89,6 +89,7 @@ __all__ = [
     "PlacementResult",
     "calibration_texts",
     "default_budget",
+    "method_defaults",
     "method_options",
     "mle_rating",
     "place",

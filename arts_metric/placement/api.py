@@ -23,12 +23,17 @@ _PLACERS = {
 }
 
 
-def method_options(method: str) -> list[str]:
-    """Option names that ``place(method=method, ...)`` accepts."""
+def method_defaults(method: str) -> dict[str, Any]:
+    """The options ``place(method=method, ...)`` accepts, with their default values."""
     if method not in _PLACERS:
         raise ValueError(f"unknown placement method {method!r}; choose one of {', '.join(METHODS)}")
-    params = list(inspect.signature(_PLACERS[method]).parameters)
-    return params[3:]  # after judge, pool, texts
+    params = list(inspect.signature(_PLACERS[method]).parameters.values())[3:]  # after judge, pool, texts
+    return {p.name: p.default for p in params}
+
+
+def method_options(method: str) -> list[str]:
+    """Option names that ``place(method=method, ...)`` accepts."""
+    return list(method_defaults(method))
 
 
 def place(

@@ -63,11 +63,12 @@ class LearnedJudge(PointwiseJudge):
     @property
     def signature(self) -> str:
         """The model version (``learned-1``); for weights outside the package, also the first
-        12 hex digits of their sha256 (what :mod:`arts_metric.signature` names)."""
+        12 hex digits of their sha256; on a device other than the CPU, the device (its
+        kernels round differently). What :mod:`arts_metric.signature` names."""
         shipped = {str(default_weights_dir(v).resolve()) for v in VERSIONS}
-        if not self.model.folder or str(Path(self.model.folder).resolve()) in shipped:
-            return self.model.version
-        return f"{self.model.version}#{self.model.meta['weights_sha256'][:12]}"
+        own = self.model.folder and str(Path(self.model.folder).resolve()) not in shipped
+        out = f"{self.model.version}#{self.model.meta['weights_sha256'][:12]}" if own else self.model.version
+        return out if self.device == "cpu" else f"{out}@{self.device}"
 
     @property
     def encoder(self) -> Any:
