@@ -217,7 +217,7 @@ def score_texts(
     judge_obj = config.make_judge()
     stats_before = judge_obj.stats.as_dict()  # a judge built once (evaluate.load) serves many calls
     scorer = Scorer.prepare(config, judge_obj)
-    judge_obj, pool_obj = scorer.judge, scorer.pool
+    pool_obj = scorer.pool
 
     groups = {"predictions": predictions}
     if sources is not None:

@@ -104,9 +104,13 @@ def boot(values: np.ndarray, cluster: np.ndarray, rng: np.random.Generator) -> s
     return f"{sums.sum() / counts.sum():.3f} ({lo:.3f}, {hi:.3f})"
 
 
-def measure(sets: dict[str, dict]) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]]:
+def measure(
+    sets: dict[str, dict], scores: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] | None = None
+) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]]:
     """Per measure and set: the per-pair outcomes and, for OneStopEnglish, per-article
-    outcomes of all three levels in order (None where a measure has no such view)."""
+    outcomes of all three levels in order (None where a measure has no such view).
+    ``scores``, when given, receives each scoring's ``arts`` of the easier and the harder
+    texts, keyed by (set, scoring)."""
     out: dict[str, dict[str, tuple[np.ndarray, np.ndarray | None]]] = {}
     for set_name, s in sets.items():
         n = len(s["easier"])
@@ -119,6 +123,8 @@ def measure(sets: dict[str, dict]) -> dict[str, dict[str, tuple[np.ndarray, np.n
                 res = score_texts(s["easier"], sources=s["harder"], formulas=list(FORMULAS), **settings)
             print(f"  {set_name}, {label}: {time.time() - t0:.0f} s", file=sys.stderr)
             first = first or res
+            if scores is not None:
+                scores[(set_name, label)] = (np.asarray(res["arts"], float), np.asarray(res["source_arts"], float))
             arts_pairs = right(res["arts"], res["source_arts"])
             arts_triples = None
             if triples is not None:
@@ -166,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     sets = load_sets(find_dev_dir(args.dev_dir))
-    results = measure(sets)
+    scores: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+    results = measure(sets, scores)
     rng = np.random.default_rng(0)
     c_clu = np.asarray(sets["Cochrane"]["cluster"])
     o_clu = np.asarray(sets["OneStopEnglish"]["cluster"])
@@ -181,6 +188,13 @@ def main(argv: list[str] | None = None) -> int:
         o_pairs, o_tri = by_set["OneStopEnglish"]
         tri = boot(o_tri, np.arange(n_art), rng) if o_tri is not None else ""
         lines.append(f"| {name} | {boot(c_pairs, c_clu, rng)} | {boot(o_pairs, o_clu, rng)} | {tri} |")
+    # Where the texts sit in the pool: arts of each side, median (5th-95th percentile).
+    lines += ["", "| scoring | set | arts of the easier texts | arts of the harder texts |", "|---|---|---|---|"]
+    for (set_name, label), (easier, harder) in scores.items():
+        cells = [
+            f"{np.median(v):.3f} ({np.percentile(v, 5):.3f}-{np.percentile(v, 95):.3f})" for v in (easier, harder)
+        ]
+        lines.append(f"| {label} | {set_name} | {cells[0]} | {cells[1]} |")
     table = "\n".join(lines)
     print(table)
     print(f"\n{time.time() - t0:.0f} s")

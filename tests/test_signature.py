@@ -136,3 +136,12 @@ def test_the_signature_the_readme_and_card_quote_is_the_default():
     assert readme == [_signature()]
     card = (repo / "metric_card.md").read_text(encoding="utf-8")
     assert _signature().replace("|", "\\|") in card
+
+
+def test_an_llm_judge_is_named_with_its_prompt_and_sampling_and_no_secret():
+    from arts_metric.judges import get_judge
+
+    judge = get_judge("openai:m@http://alice:PASSWORD@127.0.0.1:9/v1?temperature=0.5", api_key="KEY-SECRET")
+    sig = judge.signature
+    assert sig.startswith("openai:m@") and "+prompt:" in sig and "temperature=0.5" in sig
+    assert "PASSWORD" not in sig and "KEY-SECRET" not in sig and "alice" not in sig
