@@ -126,3 +126,22 @@ def test_a_build_resumed_after_a_kill_pays_only_for_what_is_missing(tmp_path, mo
     _one_request_each(stats, sent)
     out = capsys.readouterr().out
     assert f"openai:m: {MATCHES - stored} judgments ({stats['cached']} from the cache, {sent} answered" in out
+
+
+def test_arts_score_prints_what_an_llm_judge_sent(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps({"text": t, "elo": 1000.0 + 10 * len(t)}) + "\n" for t in TEXTS[:20]))
+    texts = tmp_path / "in.txt"
+    texts.write_text("\n".join(TEXTS[20:23]) + "\n")
+    srv = ReplayServer(TEXTS)
+    url = srv.start()
+    try:
+        args = ["score", str(texts), "--pool", str(pool), "--judge", f"openai:m@{url}", "--formulas", "none"]
+        assert cli_main(args + ["--placement", "adaptive", "--budget", "6", "--no-progress"]) == 0
+    finally:
+        srv.stop()
+    n = srv.chat_requests
+    assert n > 0
+    err = capsys.readouterr().err
+    assert f"requests: {n} judgments (0 from the cache, {n} answered by the model); {n} requests sent" in err

@@ -31,10 +31,11 @@ HEDGE_FLOOR = 1.0  # seconds: never duplicate a request sooner
 HEDGE_SAMPLES = 20  # answered requests needed before the automatic delay is trusted
 POLL = 0.25  # seconds between looks while no delay is known yet
 
-#: ``send(sent_at, hedge, won)``: one try of the request with its transport retries. It sets
+#: ``send(sent_at, kind, won)``: one try of the request with its transport retries. It sets
 #: ``sent_at[0]`` to the loop time its current attempt went out (None between attempts),
-#: counts itself as a duplicate when ``hedge``, and makes no new attempt once ``won[0]`` is set.
-Send = Callable[[list, bool, list], Awaitable[tuple[str, Any]]]
+#: counts its first attempt as ``kind`` (``"hedged"`` for a duplicate), and makes no new
+#: attempt once ``won[0]`` is set.
+Send = Callable[[list, str, list], Awaitable[tuple[str, Any]]]
 
 
 class Latencies:
@@ -75,20 +76,21 @@ class Latencies:
         return self._delay
 
 
-async def first_answer(send: Send, hedges: int, latencies: Latencies, losers: set) -> tuple[str, Any]:
-    """``send`` once, plus up to ``hedges`` duplicates while no answer comes (see the module
-    docstring): ``("ok", text)`` from the first try that answers, otherwise the first
-    failure (a skip only if nothing failed). Tries still running at the end go to ``losers``
-    (a set the session cancels when it closes) and leave it when they finish."""
+async def first_answer(send: Send, kind: str, hedges: int, latencies: Latencies, losers: set) -> tuple[str, Any]:
+    """``send`` once (counted as ``kind``), plus up to ``hedges`` duplicates while no answer
+    comes (see the module docstring): ``("ok", text)`` from the first try that answers,
+    otherwise the first failure (a skip only if nothing failed). Tries still running at the
+    end go to ``losers`` (a set the session cancels when it closes) and leave it when they
+    finish."""
     loop = asyncio.get_running_loop()
     won = [False]
     starts: list[list[float | None]] = []
     tries: list[asyncio.Future] = []
 
-    def launch(hedge: bool) -> None:
+    def launch(kind: str) -> None:
         sent_at: list[float | None] = [None]
         starts.append(sent_at)
-        tries.append(asyncio.ensure_future(send(sent_at, hedge, won)))
+        tries.append(asyncio.ensure_future(send(sent_at, kind, won)))
 
     def due() -> float | None:
         """Loop time at which the next duplicate is due; None = look again in :data:`POLL`."""
@@ -96,7 +98,7 @@ async def first_answer(send: Send, hedges: int, latencies: Latencies, losers: se
         sent = [st[0] for st, t in zip(starts, tries) if st[0] is not None and not t.done()]
         return None if delay is None or not sent else max(sent) + delay
 
-    launch(False)
+    launch(kind)
     lost: list[tuple[str, Any]] = []
     try:
         while True:
@@ -116,7 +118,7 @@ async def first_answer(send: Send, hedges: int, latencies: Latencies, losers: se
             if not done and len(tries) <= hedges:
                 when = due()
                 if when is not None and loop.time() >= when:
-                    launch(True)
+                    launch("hedged")
     finally:
         won[0] = True
         for t in tries:

@@ -44,6 +44,7 @@ import sqlite3
 import sys
 import time
 import warnings
+from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from arts_metric.llm.cache import JudgmentCache
@@ -238,17 +239,15 @@ class Session:
         r, o, ep = self.report, self.s.options, self.s.endpoint
         reasks = 0
         used = [0, 0, 0]  # this item's own requests and tokens (the totals move with other items too)
-
-        def send(sent_at: list, hedge: bool, won: list) -> Awaitable[tuple[str, Any]]:
-            return self._request(item, used, sent_at, "hedged" if hedge else "reasked" if reasks else "asked", won)
-
+        send = partial(self._request, item, used)
         try:
             async with self._sem:
                 while True:
+                    kind = "reasked" if reasks else "asked"
                     if o.hedges:
-                        status, text = await first_answer(send, o.hedges, self.latencies, self._losers)
+                        status, text = await first_answer(send, kind, o.hedges, self.latencies, self._losers)
                     else:
-                        status, text = await self._request(item, used, [None], "reasked" if reasks else "asked")
+                        status, text = await send([None], kind)
                     if status != "ok":
                         outcome = Outcome(status, error=text)
                         break
