@@ -77,11 +77,13 @@ class Budget:
         if self.stopped:
             return None
         if self.max_requests is not None and self.sent >= self.max_requests:
-            self.stopped = self.stopped if optional else "max_requests"
+            if not optional:
+                self.stopped = "max_requests"
             return None
         est = self.worst_case(prompt_bytes, n_messages, max_tokens)
         if self.max_cost is not None and self.spent + self.reserved + est > self.max_cost:
-            self.stopped = self.stopped if optional else "max_cost"
+            if not optional:
+                self.stopped = "max_cost"
             return None
         self.sent += 1
         self.reserved += est
