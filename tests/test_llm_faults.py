@@ -65,6 +65,8 @@ def test_1000_matches_with_10pct_failures_and_5pct_unusable(make_server, job, tm
     assert st.retried == server.stats["status_429"] + server.stats["status_500"] > 50
     assert st.extra["reasked"] == server.stats["unusable"] > 20
     assert st.requests == 1000 + st.retried + st.extra["reasked"]
+    # Each request counted once: a first ask, a retry or a re-ask (no duplicate was asked for).
+    assert (st.extra["asked"], st.extra["answered"], st.extra["hedged"]) == (1000, 1000, 0)
     assert (st.prompt_tokens, st.completion_tokens) == (server.prompt_tokens, server.completion_tokens)
     with sqlite3.connect(tmp_path / CACHE_FILE) as conn:
         assert conn.execute("SELECT COUNT(*), SUM(valid) FROM judgments").fetchone() == (1000, 1000)
@@ -127,6 +129,8 @@ def test_killed_job_resumes_from_the_cache(make_server, job, tmp_path):
     # Only what was missing was sent.
     assert server.chat_requests - before == judge.stats.requests == 1000 - cached
     assert judge.stats.cached == cached
+    # One request per missing judgment: by default no duplicate is sent, however loaded the machine.
+    assert judge.stats.extra["answered"] == judge.stats.requests and judge.stats.extra["hedged"] == 0
 
 
 def test_retry_after_is_honoured(make_server, job, tmp_path):

@@ -70,8 +70,14 @@ def test_every_option_declares_its_kind_and_help():
 
 def test_operational_options_are_the_transport_fields():
     # The old list plus the hedging options added since: transport too.
-    assert TRANSPORT_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after"}
-    assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_after", "base_url", "api_key"}
+    assert TRANSPORT_OPTIONS == OLD_OPERATIONAL | {"hedges", "hedge_percentile", "hedge_after"}
+    assert OPERATIONAL_OPTIONS == OLD_OPERATIONAL | {
+        "hedges",
+        "hedge_percentile",
+        "hedge_after",
+        "base_url",
+        "api_key",
+    }
 
 
 def test_run_settings_take_the_options_object():

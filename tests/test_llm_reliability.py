@@ -314,7 +314,9 @@ def test_a_straggling_request_is_hedged(make_server, job, tmp_path):
     texts, history, matches = job
     pair = (texts[matches[0].a], texts[matches[0].b])
     server = make_server(texts, history=history, faults=Faults(by_text={pair[0].strip(): "hang_once"}, hang=20.0))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), hedge_after=0.3, timeout=60, **FAST)
+    judge = get_judge(
+        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), hedges=1, hedge_after=0.3, timeout=60, **FAST
+    )
     t0 = time.monotonic()
     assert judge.compare([pair]) == [matches[0].outcome_a]
     assert time.monotonic() - t0 < 10  # the duplicate answered; the first request (20 s) was dropped

@@ -31,6 +31,7 @@ from arts_metric import __version__
 from arts_metric.builder.aggregate import BuildResult
 from arts_metric.builder.specs import slug
 from arts_metric.builder.store import DecisionStore
+from arts_metric.llm.report import request_summary
 
 PARQUET_PATH = "data/train-00000-of-00001.parquet"
 #: What is published (the SQLite store stays local: it is the working copy).
@@ -264,6 +265,18 @@ def dataset_card(
             f"{_fmt(r['agreement'])} | "
             f"{_fmt(r['kappa'])} | {_fmt(r['spearman'])} | `{paths.get(r['name'], '')}` |"
         )
+    requests = [(r["name"], request_summary((r.get("info") or {}).get("stats") or {})) for r in rep["raters"]]
+    if any(line for _, line in requests):
+        lines += [
+            "",
+            "## Requests",
+            "",
+            "What the LLM raters sent, summed over the runs of this build that finished (a run that was killed "
+            "could not count its requests; its answers were cached and reused). By default each judgment costs "
+            "one request; anything beyond that is listed.",
+            "",
+        ]
+        lines += [f"- {_fmt(name)}: {line}" for name, line in requests if line]
     lines += [
         "",
         "## Agreement",

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from arts_metric.commands import CLIError
+from arts_metric.llm.report import request_summary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -131,6 +132,10 @@ def print_report(report: dict, out: str, file=None) -> None:
             "answer; run the build again to ask them",
             file=file,
         )
+    for r in report["raters"]:
+        requests = request_summary((r.get("info") or {}).get("stats") or {})
+        if requests:
+            print(f"{r['name']}: {requests}", file=file)
     print(f"Krippendorff's alpha, all raters: {_fmt(report['alpha'])}", file=file)
     for g, v in report["groups"].items():
         print(

@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
+    from arts_metric.llm.report import request_summary
     from arts_metric.scoring import score_texts
 
     config = config_from_args(args, PLACEMENT_FLAGS)
@@ -160,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write {args.out or 'stdout'}: {exc.strerror or exc}") from None
     if signature:  # on stderr, so that the rows on stdout stay machine-readable
         print(f"signature: {signature}", file=sys.stderr)
+    requests = request_summary(judge.stats.as_dict())
+    if requests:  # an LLM judge: what was paid for
+        print(f"requests: {requests}", file=sys.stderr)
     return 0
 
 

@@ -19,9 +19,10 @@ text via :meth:`PointwiseJudge.score` (higher = harder, NaN where no usable
 answer). ``listwise`` ranks texts together (``rank``, ``score``); its
 positions mean something only among the texts of one ranking, so it is not a
 :class:`PointwiseJudge` and its ``compare`` ranks the texts of all pairs in
-one request. Every judge keeps :attr:`stats` (requests, cache hits,
-retries, hedges, re-asks, invalid, failed, skipped, tokens, cost) and
-:attr:`last_report` for its most recent session.
+one request. Every judge keeps :attr:`stats` (requests, cache hits, judgments
+asked and answered, retries, re-asks, duplicates, invalid, failed, skipped,
+tokens, cost; :func:`arts_metric.llm.report.request_summary` puts them in one
+line) and :attr:`last_report` for its most recent session.
 
 What is a judgment: an answer the model gave (usable, or unusable after every
 re-ask: *invalid*, ``None``, cached like any answer). A pair or text for which
@@ -51,6 +52,7 @@ from arts_metric.llm.cache import judgment_key
 from arts_metric.llm.endpoint import (
     Endpoint,
 )
+from arts_metric.llm.hedging import Latencies
 from arts_metric.llm.options import LLMOptions
 from arts_metric.llm.protocol import EndpointHealth, Item, Outcome, RunReport, RunSettings
 from arts_metric.llm.runner import Session, run_sync
@@ -98,6 +100,7 @@ class _OpenAIJudgeBase:
         self.last_report: RunReport | None = None
         self._session: Session | None = None
         self._health = EndpointHealth()  # an endpoint that answered once is not "unreachable" later
+        self._latencies = Latencies(options.hedge_percentile, options.hedge_after)  # across sessions
         self.stats.extra.update(
             {"model": endpoint.model, "endpoint": endpoint.display_url, "strategy": options.strategy}
         )
@@ -154,6 +157,7 @@ class _OpenAIJudgeBase:
             progress=bool(self.progress),
             desc=f"{self.endpoint.model} {st.name}",
             health=self._health,
+            latencies=self._latencies,
         )
 
     @asynccontextmanager
@@ -192,7 +196,7 @@ class _OpenAIJudgeBase:
         st.prompt_tokens += report.prompt_tokens
         st.completion_tokens += report.completion_tokens
         ex = st.extra
-        for name in ("reasked", "failed", "skipped", "hedged"):
+        for name in ("asked", "answered", "reasked", "failed", "skipped", "hedged"):
             ex[name] = ex.get(name, 0) + getattr(report, name)
         ex["unique_judgments"] = ex.get("unique_judgments", 0) + report.unique
         ex["seconds"] = round(ex.get("seconds", 0.0) + report.seconds, 3)

@@ -1,6 +1,6 @@
 """Request and cost budget: stop cleanly *before* a limit would be exceeded.
 
-Every request (first tries, retries and re-asks alike) reserves its share
+Every request (first tries, retries, re-asks and duplicates alike) reserves its share
 before it is sent. ``max_requests`` counts requests. ``max_cost`` (US dollars,
 needs ``price_in`` and ``price_out`` in dollars per million tokens) reserves a
 worst case per request: one token per prompt byte plus a small per-message
@@ -68,16 +68,22 @@ class Budget:
     def worst_case(self, prompt_bytes: int, n_messages: int, max_tokens: int) -> float:
         return self.cost(prompt_bytes + MESSAGE_OVERHEAD_TOKENS * max(n_messages, 1), max_tokens)
 
-    def try_reserve(self, prompt_bytes: int, n_messages: int, max_tokens: int) -> Reservation | None:
-        """Reserve one request, or return None (and remember why) if a limit forbids it."""
+    def try_reserve(
+        self, prompt_bytes: int, n_messages: int, max_tokens: int, optional: bool = False
+    ) -> Reservation | None:
+        """Reserve one request, or return None if a limit forbids it. A refused request stops
+        the run (:attr:`stopped` says why), except an ``optional`` one (a duplicate of a slow
+        request), which is only not sent."""
         if self.stopped:
             return None
         if self.max_requests is not None and self.sent >= self.max_requests:
-            self.stopped = "max_requests"
+            if not optional:
+                self.stopped = "max_requests"
             return None
         est = self.worst_case(prompt_bytes, n_messages, max_tokens)
         if self.max_cost is not None and self.spent + self.reserved + est > self.max_cost:
-            self.stopped = "max_cost"
+            if not optional:
+                self.stopped = "max_cost"
             return None
         self.sent += 1
         self.reserved += est

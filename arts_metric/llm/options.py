@@ -100,11 +100,19 @@ class LLMOptions:
     backoff_base: float = _option(0.5, TRANSPORT, "seconds; doubles per retry, full jitter")
     backoff_max: float = _option(30.0, TRANSPORT, "seconds")
     # Transport: a duplicate of a straggling request, the first answer wins (both may be billed).
-    hedges: int = _option(1, TRANSPORT, "duplicates sent for a request that is slow to answer; 0 = never")
-    hedge_after: float | None = _option(
-        None,
+    hedges: int = _option(
+        0,
         TRANSPORT,
-        "seconds before a slow request is duplicated; None = 3x the 90th percentile of answered requests, at least 1 s",
+        "duplicates sent for a request far slower than the others (each one counted and budgeted); 0 = never",
+    )
+    hedge_percentile: float = _option(
+        99.0,
+        TRANSPORT,
+        "with hedges: a request is duplicated once in flight 3x this percentile of the answered requests' seconds "
+        "(at least 1 s, after 20 answers)",
+    )
+    hedge_after: float | None = _option(
+        None, TRANSPORT, "with hedges: seconds before a request is duplicated; None = from hedge_percentile"
     )
     temperature: float | None = _option(0.0, DECISION, "the ARTS authors used 0; None = server default", request=True)
     top_p: float | None = _option(None, DECISION, "nucleus sampling; None = server default", request=True)
@@ -163,6 +171,12 @@ class LLMOptions:
             or self.hedge_after <= 0
         ):
             raise ValueError(f"hedge_after must be a positive number of seconds or None, got {self.hedge_after!r}")
+        if (
+            not isinstance(self.hedge_percentile, (int, float))
+            or isinstance(self.hedge_percentile, bool)
+            or not 0 < self.hedge_percentile <= 100
+        ):
+            raise ValueError(f"hedge_percentile must be a number in (0, 100], got {self.hedge_percentile!r}")
         if self.temperature is not None and not (
             isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 2
         ):

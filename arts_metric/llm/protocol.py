@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal
 
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.endpoint import Endpoint
+from arts_metric.llm.hedging import Latencies
 from arts_metric.llm.options import LLMOptions
 
 MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is capped (and the item retried later)
@@ -65,6 +66,7 @@ class RunSettings:
     progress: bool = True  # the options' progress bar, unless the judge is kept quiet
     desc: str = "judging"
     health: "EndpointHealth | None" = None  # shared by a judge's sessions; None = this run's own
+    latencies: Latencies | None = None  # answer times, shared by a judge's sessions; None = this run's own
 
 
 @dataclass
@@ -77,14 +79,18 @@ class EndpointHealth:
 
 @dataclass
 class RunReport:
-    """Counters of one run (unique items)."""
+    """Counters of one run (unique items). Every request sent is exactly one of: an item's
+    first ask, a transport retry, a re-ask or a duplicate, so
+    ``requests == asked + retried + reasked + hedged``."""
 
     items: int = 0  # items given, repeats included
     unique: int = 0  # distinct keys among them: what the counters below count
     cached: int = 0  # answered from the cache, no request
-    requests: int = 0  # HTTP requests sent (retries and re-asks included)
+    asked: int = 0  # items for which a request was sent (each item's first ask)
+    answered: int = 0  # items the model answered in this run (usable or not): the judgments paid for
+    requests: int = 0  # HTTP requests sent (first asks, retries, re-asks and duplicates)
     retried: int = 0  # transport retries (429, 5xx, timeouts, connection errors, replies without an answer)
-    hedged: int = 0  # duplicates sent for slow requests (also in ``requests``)
+    hedged: int = 0  # duplicates sent for slow requests (only with hedges > 0)
     reasked: int = 0  # extra asks after an unusable answer
     invalid: int = 0  # unusable after every re-ask (cached as such)
     failed: int = 0  # transport errors after every retry (not cached)

@@ -1,4 +1,4 @@
-"""Running many chat requests: cached, concurrent, retried, hedged, budgeted, with a progress bar.
+"""Running many chat requests: cached, concurrent, retried, budgeted, with a progress bar.
 
 A :class:`Session` (one ``openai`` async client, one cache connection, one
 progress bar, one :class:`RunReport`) answers :meth:`Session.run` calls of
@@ -12,17 +12,18 @@ prepared :class:`Item` s (messages + a strict parser + a cache key) with one
    carry no answer (no ``choices``, ``content: null``) are retried with
    exponential backoff and full jitter, waiting at least ``Retry-After``;
    401/403/404 stop the run (:class:`EndpointError`); other 4xx fail the item;
-5. a request still unanswered after ``hedge_after`` seconds (default: 3x the
-   90th percentile of the session's answered requests, at least 1 s) gets up
-   to ``hedges`` duplicates; the first answer wins, the others may still
-   finish (their tokens are counted) but try no more, and those still running
-   when the session closes are cancelled;
+5. only when the user asks for them (``hedges`` > 0, off by default), a request
+   far slower than the judge's answered ones gets duplicates
+   (:mod:`arts_metric.llm.hedging`); each is counted and budgeted;
 6. an unusable answer is asked again up to ``max_reasks`` times, then
    recorded as invalid (cached: it is the model's own judgment);
 7. each judgment is committed to the cache the moment it is parsed;
 8. the budget refuses requests before a limit would be passed: items not
    asked are ``skipped``, items whose every try failed are ``failed``; neither
    is a judgment, neither is cached, and a rerun asks them again.
+
+The :class:`RunReport` counts every request as exactly one of: an item's first
+ask, a transport retry, a re-ask or a duplicate.
 
 When a session closes, failures are reported in one warning, except when the
 judge never got any answer at all (from its endpoint or from the cache) and
@@ -43,10 +44,11 @@ import sqlite3
 import sys
 import time
 import warnings
-from collections import deque
+from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from arts_metric.llm.cache import JudgmentCache
+from arts_metric.llm.hedging import Latencies, first_answer
 from arts_metric.llm.parsing import UnusableAnswer
 from arts_metric.llm.protocol import (  # noqa: F401 (EndpointError, retry_after_seconds: re-exported)
     FATAL_STATUS,
@@ -63,10 +65,6 @@ from arts_metric.llm.protocol import (  # noqa: F401 (EndpointError, retry_after
 )
 
 T = TypeVar("T")
-
-HEDGE_FACTOR = 3.0  # a request slower than this times the 90th percentile of answered ones gets a duplicate
-HEDGE_FLOOR = 1.0  # seconds: never duplicate a request sooner
-HEDGE_SAMPLES = 16  # answered requests needed before the automatic delay is trusted
 
 
 def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
@@ -119,10 +117,9 @@ class Session:
         self.report = RunReport()
         self._results: dict[str, Outcome] = {}
         self._inflight: dict[str, asyncio.Future] = {}
-        self._losers: set[asyncio.Future] = set()  # hedges that lost the race, left to finish (tokens counted)
-        self._latency: deque[float] = deque(maxlen=256)
-        self._delay: float | None = None
-        self._delay_at = 0  # samples seen when the automatic hedge delay was last computed
+        self._losers: set[asyncio.Future] = set()  # duplicates that lost the race, left to finish (tokens counted)
+        o = settings.options
+        self.latencies = settings.latencies or Latencies(o.hedge_percentile, o.hedge_after)
         self._params = {k: v for k, v in settings.params.items() if v is not None}
         self._rng = random.Random()
         self._client: Any = None
@@ -242,10 +239,15 @@ class Session:
         r, o, ep = self.report, self.s.options, self.s.endpoint
         reasks = 0
         used = [0, 0, 0]  # this item's own requests and tokens (the totals move with other items too)
+        send = partial(self._request, item, used)
         try:
             async with self._sem:
                 while True:
-                    status, text = await self._hedged(item, used)
+                    kind = "reasked" if reasks else "asked"
+                    if o.hedges:
+                        status, text = await first_answer(send, kind, o.hedges, self.latencies, self._losers)
+                    else:
+                        status, text = await send([None], kind)
                     if status != "ok":
                         outcome = Outcome(status, error=text)
                         break
@@ -254,7 +256,6 @@ class Session:
                     except UnusableAnswer:
                         if reasks < o.max_reasks:
                             reasks += 1
-                            r.reasked += 1
                             continue
                         outcome = Outcome("invalid", answer=text)
                     else:
@@ -279,6 +280,7 @@ class Session:
         finally:
             self._inflight.pop(item.key, None)
         self._results[item.key] = outcome
+        r.answered += outcome.status in ("ok", "invalid")
         if outcome.status == "invalid":
             r.invalid += 1
         elif outcome.status == "failed":
@@ -290,74 +292,6 @@ class Session:
         self._bar.set_postfix(_postfix(r), refresh=False)
         self._bar.update(1)
         return outcome
-
-    def _hedge_delay(self) -> float | None:
-        """Seconds after which a request in flight gets a duplicate; None = not (yet) known."""
-        o = self.s.options
-        if o.hedge_after is not None:
-            return float(o.hedge_after)
-        n = len(self._latency)
-        if n < HEDGE_SAMPLES:
-            return None
-        if self._delay is None or n - self._delay_at >= HEDGE_SAMPLES or n == self._latency.maxlen:
-            q90 = sorted(self._latency)[int(0.9 * (n - 1))]
-            self._delay, self._delay_at = max(HEDGE_FLOOR, HEDGE_FACTOR * q90), n
-        return self._delay
-
-    async def _hedged(self, item: Item, used: list[int]) -> tuple[str, Any]:
-        """:meth:`_request`, plus up to ``hedges`` duplicates while it is slow to answer;
-        the first answer wins. Otherwise the first failure (a skip only if nothing failed).
-        The requests that lose are left to finish (so that their tokens are counted)
-        but try no more; the session cancels those still running when it closes."""
-        hedges = self.s.options.hedges
-        first_try: list[float | None] = [None]
-        if hedges == 0:
-            return await self._request(item, used, first_try)
-        won = [False]
-        tries = [asyncio.ensure_future(self._request(item, used, first_try, won=won))]
-        starts = [first_try]
-        lost: list[tuple[str, Any]] = []
-        loop = asyncio.get_running_loop()
-        try:
-            while True:
-                timeout = None
-                if len(tries) <= hedges:
-                    delay = self._hedge_delay()
-                    sent = [st[0] for st, t in zip(starts, tries) if st[0] is not None and not t.done()]
-                    if delay is None:
-                        timeout = 0.25  # look again once enough requests have answered
-                    elif sent:
-                        timeout = max(0.0, max(sent) + delay - loop.time())
-                    else:
-                        timeout = 0.25  # backing off between tries: no request to duplicate
-                running = [t for t in tries if not t.done()]
-                done, _ = await asyncio.wait(running, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                for t in done:
-                    status, text = t.result()
-                    if status == "ok":
-                        return status, text
-                    lost.append((status, text))
-                if all(t.done() for t in tries):
-                    return next((x for x in lost if x[0] == "failed"), lost[0])
-                if done or len(tries) > hedges:
-                    continue
-                delay = self._hedge_delay()
-                sent = [st[0] for st, t in zip(starts, tries) if st[0] is not None and not t.done()]
-                if delay is not None and sent and loop.time() >= max(sent) + delay:
-                    st: list[float | None] = [None]
-                    starts.append(st)
-                    tries.append(asyncio.ensure_future(self._request(item, used, st, hedge=True, won=won)))
-        finally:
-            won[0] = True
-            running = [t for t in tries if not t.done()]
-            for t in running:
-                self._losers.add(t)
-                t.add_done_callback(self._lost)
-
-    def _lost(self, task: asyncio.Future) -> None:
-        self._losers.discard(task)
-        if not task.cancelled():
-            task.exception()  # retrieved: a loser's error (even a fatal one) does not matter any more
 
     def _client_for(self) -> Any:
         if self._client is None:
@@ -373,13 +307,17 @@ class Session:
         item: Item,
         used: list[int],
         sent_at: list[float | None],
-        hedge: bool = False,
+        kind: str,
         won: list[bool] | None = None,
     ) -> tuple[str, Any]:
         """One answer text, with transport retries: ("ok", text) | ("failed", msg) | ("skipped", None).
         Adds this item's requests and tokens to ``used`` ([requests, prompt, completion]);
-        ``sent_at[0]`` holds the loop time the current try was sent (None between tries);
-        once ``won[0]`` is set (another try answered) no further try is made."""
+        ``sent_at[0]`` holds the loop time the current try was sent (None between tries).
+        ``kind`` is the :class:`RunReport` counter of the first request (``"asked"``,
+        ``"reasked"`` or ``"hedged"``; later ones are ``"retried"``), counted when it is sent.
+        A duplicate (``"hedged"``) and its retries are sent only if the budget affords them
+        without stopping the run; once ``won[0]`` is set (another try answered) no further
+        try is made."""
         import openai
 
         s, r, o, ep = self.s, self.report, self.s.options, self.s.endpoint
@@ -387,17 +325,17 @@ class Session:
         loop = asyncio.get_running_loop()
         prompt_bytes = sum(len(m["content"].encode("utf-8")) for m in item.messages)
         attempt = 0
+        optional = kind == "hedged"
         while True:
             if won is not None and won[0]:
                 return "skipped", None  # a duplicate already answered
-            res = s.budget.try_reserve(prompt_bytes, len(item.messages), item.max_tokens)
+            res = s.budget.try_reserve(prompt_bytes, len(item.messages), item.max_tokens, optional=optional)
             if res is None:
                 return "skipped", None
             r.requests += 1
+            setattr(r, kind, getattr(r, kind) + 1)
+            kind = "retried"
             used[0] += 1
-            if hedge:
-                r.hedged += 1
-                hedge = False  # this task's own retries are retries, not hedges
             retry_after = None
             sent_params = dict(self._params)  # what this request carries (another may rename max_tokens meanwhile)
             sent_at[0] = t_sent = loop.time()
@@ -452,7 +390,7 @@ class Session:
                 used[1] += int(pt or 0)
                 used[2] += int(ct or 0)
                 if text is not None:
-                    self._latency.append(loop.time() - t_sent)
+                    self.latencies.add(loop.time() - t_sent)
                     self.health.answered = True
                     return "ok", text
                 error = f"HTTP 200 without an answer ({missing})"  # a server fault, not the model's answer
@@ -461,6 +399,5 @@ class Session:
             attempt += 1
             if attempt > o.max_retries:
                 return "failed", error
-            r.retried += 1
             self._bar.set_postfix(_postfix(r), refresh=False)
             await asyncio.sleep(backoff_delay(attempt, o.backoff_base, o.backoff_max, retry_after, self._rng))

@@ -1,0 +1,44 @@
+"""What an LLM judge's run cost, in one line: requests sent against judgments obtained.
+
+By default a judgment costs exactly one request; the line shows every request
+beyond that and why it was sent (a transport fault retried, an unusable answer
+asked again, a duplicate of a slow request when ``hedges`` was turned on).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+#: The counters :func:`request_summary` reads (an ``openai:`` judge's ``stats``, a result's ``judge_stats``).
+COUNTERS = ("requests", "asked", "answered", "cached", "retried", "reasked", "hedged")
+
+
+def request_summary(stats: Mapping[str, Any]) -> str | None:
+    """One line: judgments obtained (from the cache, answered by the model) and the requests
+    sent for them, split into first asks, transport retries, re-asks and duplicates, plus
+    judgments without an answer and the cost in US dollars when prices were given.
+
+    Parameters
+    ----------
+    stats : an LLM judge's counters (``judge.stats.as_dict()``, ``judge_stats`` of a result,
+        or a build rater's stats summed over its runs).
+
+    Returns
+    -------
+    The line, or None when ``stats`` are not an LLM judge's (no requests counted).
+    """
+    if not all(isinstance(stats.get(k), int) for k in COUNTERS):
+        return None
+    n = {k: stats[k] for k in COUNTERS}
+    line = (
+        f"{n['cached'] + n['answered']} judgments ({n['cached']} from the cache, {n['answered']} answered "
+        f"by the model); {n['requests']} requests sent: {n['asked']} first asks, {n['retried']} retries "
+        f"after transport faults, {n['reasked']} re-asks after unusable answers, {n['hedged']} duplicates "
+        "of slow requests"
+    )
+    missing = [f"{stats[k]} {k}" for k in ("failed", "skipped") if stats.get(k)]
+    if missing:
+        line += f"; without an answer: {', '.join(missing)}"
+    if isinstance(stats.get("cost_usd"), (int, float)):
+        line += f"; cost ${stats['cost_usd']:.4f}"
+    return line
