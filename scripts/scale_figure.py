@@ -40,7 +40,9 @@ def draw(texts: list[str], scores: list[float], out: Path) -> None:
     ax.set_xlim(0, 1.08)
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_ylim(-0.7, len(texts) - 0.3)
-    ax.set_xlabel("arts: the share of the reference pool (ARTS3000) rated easier\n\u2190 easier          harder \u2192")
+    ax.set_xlabel(
+        "arts: the share of the reference pool (ARTS3000) rated easier\n\u2190 easier          harder \u2192"
+    )
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(axis="y", length=0)
