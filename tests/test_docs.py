@@ -84,6 +84,27 @@ def test_a_bad_marker_stops_the_build(marker, message):
         _hook().expand(marker + "\n")
 
 
+def _griffe_prose():
+    spec = importlib.util.spec_from_file_location("docs_hook_griffe_prose", DOCS / "hooks" / "griffe_prose.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reference_reads_a_prose_parameter_line_as_its_description():
+    prose = _griffe_prose()
+    doc = (
+        "Score texts.\n\nParameters\n----------\npredictions : the texts to score (e.g. outputs).\n"
+        "n : int or None\n    how many.\nconfig, settings : the fields of :class:`~arts_metric.config.ScoringConfig`.\n"
+        "\nReturns\n-------\nx : the result.\n"
+    )
+    assert prose.rewrite(doc) == (
+        "Score texts.\n\nParameters\n----------\npredictions\n    the texts to score (e.g. outputs).\n"
+        "n : int or None\n    how many.\nconfig, settings\n    the fields of ``ScoringConfig``.\n"
+        "\nReturns\n-------\nx : the result.\n"
+    )
+
+
 # Development talk that belongs in docs/development/ or commit messages, never on a user page.
 DEVELOPMENT_TALK = re.compile(
     r"\bissues?\b(?! (?:a|one|the) )|#\d+\b|\bgoals?\b|\bcommit [0-9a-f]{7,}|\bablations?\b|\bmutants?\b|\bmutation",
@@ -157,5 +178,6 @@ def test_the_site_builds_strict_and_quotes_the_results(tmp_path):
         REPO / "benchmarks" / "results" / "arts94_metrics.png"
     ).read_bytes()
     api = (site / "reference" / "scoring" / "index.html").read_text(encoding="utf-8")
-    assert "score_texts" in api and "higher" in api  # generated from the docstrings
+    assert "score_texts" in api and "the texts to score" in api  # generated from the docstrings
+    assert ":class:" not in api and not re.search(r"<code>[^<]*the texts to score", api)  # prose is not a type
     assert "usage: arts compare" in (site / "cli" / "index.html").read_text(encoding="utf-8")
