@@ -199,6 +199,8 @@ def score_texts(
         (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
         ``config`` (default: every default).
 
+    Notes
+    -----
     Every input and setting is checked before the first judge request. The
     result keys are documented in the metric card; undefined values are None.
     """

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Run the test suite (installs into .venv/ first when needed, so it works on a fresh clone):
-# Ruff's lint and format check (settings in pyproject.toml), then pytest.
+# Ruff's lint and format check (settings in pyproject.toml), the documentation site
+# (mkdocs.yml; offline, into the ignored site/, any warning fails), then pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-.venv/bin/ruff check arts_metric tests benchmarks scripts app.py
-.venv/bin/ruff format --check arts_metric tests benchmarks scripts app.py
+.venv/bin/ruff check arts_metric tests benchmarks scripts docs/hooks app.py
+.venv/bin/ruff format --check arts_metric tests benchmarks scripts docs/hooks app.py
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" NO_MKDOCS_2_WARNING=1 HF_HUB_OFFLINE=1 \
+    .venv/bin/mkdocs build --strict --quiet --site-dir site
 exec .venv/bin/python -m pytest "$@"

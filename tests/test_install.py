@@ -126,7 +126,7 @@ def test_dependencies_are_ranges_not_pins():
 
 @pytest.mark.slow
 def test_wheel_in_a_fresh_venv_scores_offline_after_arts_register(outside):
-    """The README's "Install from a wheel": pip install the wheel, `arts register`, then the
+    """The docs' "From a wheel" (docs/install.md): pip install the wheel, `arts register`, then the
     bare name evaluate.load("arts") scores offline, from a folder outside the repo."""
     wheel = build_wheel(outside["root"] / "dist")
     assert wheel.name == f"arts_metric-{__version__}-py3-none-any.whl"

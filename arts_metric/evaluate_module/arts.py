@@ -1,6 +1,6 @@
 """ARTS: Assessing Readability & Text Simplicity, as a Hugging Face ``evaluate`` metric.
 
-Needs the ``arts-metric`` package (see its README: "Install from a wheel"); this
+Needs the ``arts-metric`` package (see its documentation: docs/install.md, "From a wheel"); this
 script is a thin shell around :func:`arts_metric.scoring.score_texts`. Its
 settings (pool, judge, formulas, placement, long texts, ...) and their defaults
 are :class:`arts_metric.config.ScoringConfig`'s, documented from there.
