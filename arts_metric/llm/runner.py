@@ -47,6 +47,7 @@ from collections import deque
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from arts_metric.llm.cache import JudgmentCache
+from arts_metric.llm.endpoint import client_options
 from arts_metric.llm.parsing import UnusableAnswer
 from arts_metric.llm.protocol import (  # noqa: F401 (EndpointError, retry_after_seconds: re-exported)
     FATAL_STATUS,
@@ -106,6 +107,13 @@ def _postfix(report: RunReport) -> dict[str, Any]:
         "failed": report.failed,
         "tokens": report.prompt_tokens + report.completion_tokens,
     }
+
+
+def _retrieved(task: asyncio.Future) -> None:
+    """Mark ``task``'s exception as retrieved: the first one of a run reaches the caller (through
+    ``gather``), the same error from the other requests in flight is not printed again by asyncio."""
+    if not task.cancelled():
+        task.exception()
 
 
 class Session:
@@ -232,6 +240,7 @@ class Session:
                     self._bar.update(hits)
             for key, item in new.items():
                 self._inflight[key] = asyncio.ensure_future(self._judge(item))
+                self._inflight[key].add_done_callback(_retrieved)
         waiting = list({item.key: self._inflight[item.key] for item in items if item.key in self._inflight}.values())
         if waiting:
             await asyncio.gather(*waiting)
@@ -349,6 +358,9 @@ class Session:
                     tries.append(asyncio.ensure_future(self._request(item, used, st, hedge=True, won=won)))
         finally:
             won[0] = True
+            for t in tries:
+                if t.done():
+                    _retrieved(t)  # a second failure next to the one raised is not left unretrieved
             running = [t for t in tries if not t.done()]
             for t in running:
                 self._losers.add(t)
@@ -365,7 +377,7 @@ class Session:
 
             ep, o = self.s.endpoint, self.s.options
             # Retries are ours (counted, budgeted, Retry-After honoured), so the client's are off.
-            self._client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=o.timeout)
+            self._client = AsyncOpenAI(**client_options(ep), max_retries=0, timeout=o.timeout)
         return self._client
 
     async def _request(
