@@ -13,6 +13,7 @@ any error message that quotes them (:func:`public_spec`, :func:`public_kwargs`,
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -39,6 +40,12 @@ def rater_id(name: str) -> str:
     if not _LOGIN_NAME.match(name):
         raise ValueError(f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'")
     return f"{HUMAN_PREFIX}:{name}"
+
+
+def login_key(name: str) -> str:
+    """The form under which two login names are the same person: NFKC-normalised and case-folded,
+    so ``Alice``, ``alice`` and full-width ``ａｌｉｃｅ`` are one name."""
+    return unicodedata.normalize("NFKC", name.removeprefix(f"{HUMAN_PREFIX}:")).casefold().strip()
 
 
 @dataclass

@@ -96,6 +96,7 @@ class RunReport:
     seconds: float = 0.0  # wall time of the run
     stopped: str | None = None  # the budget limit that stopped the run, if any
     errors: list[str] = field(default_factory=list)  # the first few transport errors
+    unusable: list[str] = field(default_factory=list)  # the first few answers unusable after every re-ask
 
 
 def retry_after_seconds(headers: Any) -> float | None:

@@ -290,6 +290,8 @@ class Session:
         self._results[item.key] = outcome
         if outcome.status == "invalid":
             r.invalid += 1
+            if len(r.unusable) < 3:
+                r.unusable.append(outcome.answer or "")
         elif outcome.status == "failed":
             r.failed += 1
             if len(r.errors) < 5:
