@@ -477,3 +477,37 @@ def test_a_killed_build_without_the_judge_cache_keeps_every_answer_it_received(t
         srv.stop()
     assert asked_again == total - stored
     assert srv.chat_requests <= total + concurrency
+
+
+def test_a_full_disk_under_the_build_store_is_a_clear_error_and_the_rerun_continues(tmp_path, monkeypatch):
+    """``PRAGMA max_page_count`` on the store's own connection: SQLite answers "database or disk is full"
+    as on a full disk."""
+    from arts_metric.builder.store import DecisionStore
+
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    srv = ReplayServer(TEXTS[:40])
+    url = srv.start()
+    rater = f"openai:m@{url} concurrency=4{NO_HEDGES}"
+    opened = DecisionStore.__init__
+
+    def small_disk(self, path):
+        opened(self, path)
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        self.conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(DecisionStore, "__init__", small_disk)
+            with pytest.raises(OSError) as info:
+                build(TEXTS[:40], [rater], out, matches_per_text=4, progress=False)
+        message = str(info.value)
+        assert str(out / STORE_NAME) in message and "full" in message and "run the same build again" in message
+        with sqlite3.connect(out / STORE_NAME) as conn:
+            stored = conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0]
+        assert 0 < stored < 160
+        build(TEXTS[:40], [rater], out, matches_per_text=4, progress=False)
+        with sqlite3.connect(out / STORE_NAME) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 160
+    finally:
+        srv.stop()
