@@ -202,7 +202,7 @@ class _OpenAIJudgeBase:
             ex["stopped"] = report.stopped
         answered = report.unique - report.failed - report.skipped  # from the model or the cache
         if report.unusable and 2 * report.invalid >= max(answered, 1):  # at least half of them unusable
-            shown = ", ".join(repr(a if len(a) <= 40 else a[:37] + "...") for a in report.unusable)
+            shown = ", ".join(repr(a if len(a) <= 40 else a[:37] + "...") for a in dict.fromkeys(report.unusable))
             warnings.warn(
                 f"{report.invalid} of {answered} answers of model {self.endpoint.model!r} were unusable after "
                 f"every re-ask (e.g. {shown}); they count as no judgment, so scores may be missing (None): "
