@@ -30,6 +30,7 @@ SECRET_KEYS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access
 _OPTION = re.compile(
     r"(?<![\w-])(" + "|".join(sorted(map(re.escape, SECRET_KEYS), key=len, reverse=True)) + r")=[^\s&'\",]+", re.I
 )
+_PLACEHOLDERS = {"value", "...", MASK}  # "expected key=value" explains a form, it holds no secret
 _USERINFO = re.compile(r"(https?://)[^\s'\"@]*@", re.I)
 _CREDENTIAL = re.compile(r"\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]+", re.I)
 _URL = re.compile(r"https?://[^\s'\"]+", re.I)
@@ -116,6 +117,11 @@ def remember_spec(spec: Any, options: Mapping[str, Any] | None = None) -> list[s
     return found
 
 
+def _mask_option(m: re.Match) -> str:
+    name, value = m.group(0).split("=", 1)
+    return m.group(0) if value.lower() in _PLACEHOLDERS else f"{name}={MASK}"
+
+
 def scrub(text: Any, secrets: Iterable[str] = ()) -> str:
     """``str(text)`` with every remembered or given secret (raw, percent-encoded, base64), every
     ``NAME=value`` of a secret option name, URL user info and ``Basic``/``Bearer`` credential
@@ -130,7 +136,7 @@ def scrub(text: Any, secrets: Iterable[str] = ()) -> str:
     for form in forms:
         if form in text:
             text = text.replace(form, MASK)
-    text = _OPTION.sub(lambda m: f"{m.group(1)}={MASK}", text)
+    text = _OPTION.sub(_mask_option, text)
     text = _USERINFO.sub(rf"\1{MASK}@", text)
     return _CREDENTIAL.sub(lambda m: f"{m.group(1)} {MASK}", text)
 
