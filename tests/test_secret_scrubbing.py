@@ -100,17 +100,22 @@ def test_a_401_with_requests_in_flight_is_one_error_without_the_credential(tmp_p
     url = srv.start()
     spec = f"openai:m@{url.replace('http://', f'http://alice:{PASSWORD}@')}"
     pairs = [(a, b) for a in TEXTS for b in TEXTS if a != b]
+    errors = []
     try:
-        judge = get_judge(spec, api_key=KEY, concurrency=16, cache=False, progress=False)
-        with pytest.raises(EndpointError) as info:
-            judge.compare(pairs)
-        gc.collect()  # unretrieved task exceptions are reported when their tasks are collected
+        for _ in range(6):  # how many failures land before the run stops varies: several tries
+            judge = get_judge(spec, api_key=KEY, concurrency=16, cache=False, progress=False)
+            with pytest.raises(EndpointError) as info:
+                judge.compare(pairs)
+            errors.append(str(info.value))
+            del info, judge  # the traceback holds the session's tasks
+            gc.collect()  # unretrieved task exceptions are reported when their tasks are collected
     finally:
         srv.stop()
-    assert srv.stats["status_401"] >= 2  # several requests were in flight
+    assert srv.stats["status_401"] >= 12  # several requests were in flight each time
+    error = errors[0]
     out, err = capfd.readouterr()
-    text = "\n".join([str(info.value), out, err, *(r.getMessage() for r in debug_log.records)])
-    assert "HTTP 401" in str(info.value)
+    text = "\n".join([*errors, out, err, *(r.getMessage() for r in debug_log.records)])
+    assert "HTTP 401" in error
     assert "never retrieved" not in text and "Traceback" not in text
     assert leaks(text) == []
 
