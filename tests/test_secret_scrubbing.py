@@ -31,14 +31,14 @@ TEXTS = [
 ]
 KEY = "sk-KEYvalue0123456789"
 PASSWORD = "PASSwordXYZ987"
-SLASHED = "PASS/word/ABC"
+SLASHED = "Pq7Zx/Wv3Rt/Kj9Lm"  # a URL parser splits it: each piece is looked for too
 OPTION_VALUES = {name: f"S3cret-{name.replace('-', '')}-value" for name in sorted(SECRET_KEYS)}
 SECRETS = [KEY, PASSWORD, SLASHED, *OPTION_VALUES.values()]
 
 
 def forms(secret: str, user: str = "alice") -> set[str]:
     """The secret raw, percent-encoded, and base64 (alone and as the Basic credential ``user:secret``)."""
-    out = {secret, quote(secret, safe="")}
+    out = {secret, quote(secret, safe=""), *secret.split("/")}
     for raw in (secret, f"{user}:{secret}"):
         for enc in (base64.b64encode, base64.urlsafe_b64encode):
             out.add(enc(raw.encode()).decode().rstrip("="))
