@@ -10,6 +10,7 @@ import sys
 
 from arts_metric import __version__
 from arts_metric.commands import CLIError
+from arts_metric.scrub import scrub
 
 # Subcommand modules under arts_metric.commands, in the order `arts --help` lists them.
 SUBCOMMANDS: tuple[str, ...] = (
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
-        print(f"arts {args.command}: error: {exc}", file=sys.stderr)
+        print(scrub(f"arts {args.command}: error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"arts {args.command}: interrupted", file=sys.stderr)

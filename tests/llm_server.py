@@ -44,7 +44,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 REASONS = {
     200: "OK",
@@ -77,6 +77,8 @@ class Faults:
     #: text -> fault for every prompt that contains it: "500", "empty", "null", "hang" (stall
     #: ``hang`` s), or "hang_once" (only the first request that contains it stalls)
     by_text: dict = field(default_factory=dict)
+    #: ``(kind, answer) -> reply`` sent instead of every answer (a hostile or odd model), e.g. kind "listwise"
+    rewrite: Callable[[str, str], str] | None = None
     seed: int = 0
 
 
@@ -283,6 +285,8 @@ class ReplayServer:
         if self._rng.random() < f.rate_unusable:
             self.stats["unusable"] += 1
             answer = "Both texts are about equally simple, so I cannot choose."
+        if f.rewrite is not None:
+            answer = f.rewrite(kind, answer)
         pt, ct = len(prompt.split()), max(1, len(answer.split()))
         if not late:
             self.prompt_tokens += pt

@@ -194,8 +194,8 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
     texts = [r["text"] for r in rows]
     recorded = arts_data.load_history("arts94", "gpt-4-1106-preview", "pairwise-run1", data_dir)
     # Batches of 16 pairs, 8 requests at a time. Request 150 never gets an answer, so its
-    # batch never completes: the batch's other requests are answered (and cached by the
-    # judge) but not stored when the process is killed.
+    # batch never completes: the batch's other requests are answered, and each answer is
+    # stored as it arrives, before the process is killed.
     srv = LoggingServer(texts, history=recorded, latency=0.01, stall_at=150)
     url = srv.start()
     env = dict(
@@ -239,8 +239,8 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
         n_before = len(srv.asked)
         with open_store(out) as store:
             stored_before = {r["match"]: r["harder"] for r in store.history(rater)}
-        assert len(stored_before) % 16 == 0 and sorted(stored_before) == list(range(len(stored_before)))
-        assert 100 < len(stored_before) < 150  # whole batches before the stalled one
+        assert 150 <= len(stored_before) < 160  # everything answered, in the stalled batch too
+        assert len(set(range(160)) - set(stored_before)) == 160 - len(stored_before)
 
         proc = _run_cli(args, env)  # the same command again
         stdout, stderr = proc.communicate(timeout=300)
@@ -257,9 +257,9 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
     # No decision stored before the kill was asked again ...
     stored_pairs = {(texts[pairs[m][0]], texts[pairs[m][1]]) for m in stored_before}
     assert not stored_pairs & set(resumed)
-    # ... and the answers that arrived but were not stored came from the judge's cache: only
-    # the request that never got an answer was sent again.
-    assert n_before > len(stored_before)  # answered, not stored
+    # ... every answer that arrived was stored (a repeated pair answers two matches): only the
+    # request that never got an answer was sent again.
+    assert len(stored_before) >= n_before
     twice = [p for p in resumed if p in srv.asked[:n_before]]
     assert twice == []  # the stalled request was never answered, so it is not in `asked`
     assert n_after == len(set(pairs))  # every distinct prompt answered exactly once overall

@@ -438,3 +438,76 @@ def test_stores_from_earlier_versions_lose_their_secrets_and_name_their_null_row
         run_rater(store, cfg, retry_invalid=True, progress=False)
         assert len(judge.asked) == 3 and store.legacy_nulls("openai:m") == 0
         assert all(r["harder"] is not None for r in store.history("openai:m"))
+
+
+def test_a_killed_build_without_the_judge_cache_keeps_every_answer_it_received(tmp_path):
+    """Each answer is committed to build.sqlite as it arrives: after ``kill -9`` mid-batch, the rerun asks
+    only what was never stored, so at most the requests in flight at the kill are paid twice."""
+    src = tmp_path / "texts.txt"
+    src.write_text("\n".join(TEXTS[:40]) + "\n")
+    out = tmp_path / "out"
+    srv = ReplayServer(TEXTS[:40], latency=0.05)
+    url = srv.start()
+    concurrency = 4
+    rater = f"openai:m@{url} cache=false concurrency={concurrency}{NO_HEDGES}"
+    argv = ["build", str(src), "--out", str(out), "--matches-per-text", "4", "--no-progress", "--rater", rater]
+    try:
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "arts"), *argv],
+            cwd=REPO,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while srv.stats["status_200"] < 20 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        proc.kill()  # SIGKILL mid-batch (the first batch has 32 matches)
+        proc.wait(30)
+        delivered = srv.stats["status_200"]
+        with sqlite3.connect(out / STORE_NAME) as conn:
+            stored = conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0]
+            total = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        assert 20 <= delivered < 32 and total == 160
+        assert stored >= delivered - concurrency  # only answers still in flight at the kill are lost
+        before = srv.chat_requests
+        assert cli_main(argv) == 0
+        asked_again = srv.chat_requests - before
+    finally:
+        srv.stop()
+    assert asked_again == total - stored
+    assert srv.chat_requests <= total + concurrency
+
+
+def test_a_full_disk_under_the_build_store_is_a_clear_error_and_the_rerun_continues(tmp_path, monkeypatch):
+    """``PRAGMA max_page_count`` on the store's own connection: SQLite answers "database or disk is full"
+    as on a full disk."""
+    from arts_metric.builder.store import DecisionStore
+
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    srv = ReplayServer(TEXTS[:40])
+    url = srv.start()
+    rater = f"openai:m@{url} concurrency=4{NO_HEDGES}"
+    opened = DecisionStore.__init__
+
+    def small_disk(self, path):
+        opened(self, path)
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        self.conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(DecisionStore, "__init__", small_disk)
+            with pytest.raises(OSError) as info:
+                build(TEXTS[:40], [rater], out, matches_per_text=4, progress=False)
+        message = str(info.value)
+        assert str(out / STORE_NAME) in message and "full" in message and "run the same build again" in message
+        with sqlite3.connect(out / STORE_NAME) as conn:
+            stored = conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0]
+        assert 0 < stored < 160
+        build(TEXTS[:40], [rater], out, matches_per_text=4, progress=False)
+        with sqlite3.connect(out / STORE_NAME) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 160
+    finally:
+        srv.stop()

@@ -256,3 +256,18 @@ def test_build_out_on_a_file_and_too_many_matches_per_text_are_one_line(tmp_path
     )
     assert "5 matches per text is more than 5 texts allow" in line and "the maximum is 4 for 5 texts" in line
     assert not (tmp_path / "new").exists()  # refused before anything was created
+
+
+@pytest.mark.parametrize(
+    "flags, why",
+    [
+        (["--budget", "-3"], "unknown placement option(s) 'budget' for method 'exhaustive'"),
+        (["--budget", "-3", "--placement", "adaptive"], "budget must be a positive integer"),
+        (["--level", "2", "--placement", "mle"], "level must be in (0, 1)"),
+    ],
+)
+def test_a_bad_placement_setting_is_a_setting_error_not_a_row_error(tmp_path, flags, why):
+    src = tmp_path / "ok.txt"
+    src.write_text("\n".join(TEXTS) + "\n")
+    line = _one_error_line(run("score", str(src), "--no-progress", *flags))
+    assert line.startswith("arts score: error: ") and why in line and "rows" not in line and "line 1" not in line

@@ -552,6 +552,23 @@ def test_a_rater_token_acts_only_for_its_rater_and_the_coordinator_sees_all(tmp_
     assert len(_snapshot(folder)["rater_tokens"]) == 2
 
 
+def test_sign_up_refuses_a_name_that_differs_only_in_case_or_width(tmp_path):
+    folder = tmp_path / "names"
+    prepare(folder, [{"text": t} for t in TEXTS[:4]], matches_per_text=2, seed=1).close()
+    server = _serve(folder, signup=True)
+    try:
+        status, out, _ = _call(server, "POST", "/api/login", {"name": "alice"}, token=server.app.signup_token)
+        assert status == 200 and out["rater"] == "human:alice"
+        for twin in ("Alice", "ALICE", "\uff41\uff4c\uff49\uff43\uff45", "\uff21lice"):  # full-width look-alikes
+            status, out, _ = _call(server, "POST", "/api/login", {"name": twin}, token=server.app.signup_token)
+            assert status == 409 and "already exists (as 'alice')" in out["error"], twin
+        status, out, _ = _call(server, "POST", "/api/login", {"name": "Bob"}, token=server.app.signup_token)
+        assert status == 200 and out["rater"] == "human:Bob"
+        assert server.app.store.human_raters() == ["human:Bob", "human:alice"]
+    finally:
+        _stop(server)
+
+
 def test_cross_origin_and_rebinding_requests_are_refused(tmp_path):
     folder = tmp_path / "origin"
     prepare(folder, [{"text": t} for t in TEXTS[:4]], matches_per_text=2, seed=1).close()

@@ -9,6 +9,7 @@ One job per module:
 | :mod:`~arts_metric.builder.store` | the SQLite file ``OUT/build.sqlite``: ``DecisionStore``, ``open_store`` |
 | :mod:`~arts_metric.builder.rankrate` | rank-and-rate batches and answer checks (README++) |
 | :mod:`~arts_metric.builder.aggregate` | majority vote, Elo, scores in [0, 1] (higher = harder), the report |
+| :mod:`~arts_metric.builder.asking` | asking a machine rater, each answer handed on (and committed) as it arrives: ``ask`` |
 | :mod:`~arts_metric.builder.pipeline` | ``prepare``, ``run_rater``, ``build``: the resumable pipeline (only answers stored) |
 | :mod:`~arts_metric.builder.lock` | one build per folder at a time: ``BuildLock``, ``BuildInProgressError`` |
 | :mod:`~arts_metric.builder.export` | the folder as a Hugging Face dataset: ``write_dataset``, ``verify_dataset``, ``push_to_hub`` |

@@ -39,7 +39,6 @@ import json
 import math
 import os
 import sys
-import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,12 +46,13 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from arts_metric import __version__
 from arts_metric.builder.aggregate import BuildResult, IncompleteRatingsError, aggregate
+from arts_metric.builder.asking import ask
 from arts_metric.builder.export import write_dataset
 from arts_metric.builder.inputs import load_input, normalise_rows
 from arts_metric.builder.lock import BuildLock
 from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
 from arts_metric.builder.store import STORE_NAME, DecisionStore, now_iso
-from arts_metric.judges.base import is_unanswered
+from arts_metric.judges.base import Decision, is_unanswered
 from arts_metric.schedule import (
     DEFAULT_MATCHES_PER_TEXT,
     check_matches_per_text,
@@ -128,13 +128,13 @@ def run_rater(
     progress: bool = True,
     data_dir: str | os.PathLike | None = None,
 ) -> dict:
-    """Ask one machine rater every match it has no stored answer for, storing each batch as it returns.
+    """Ask one machine rater every match it has no stored answer for, storing each answer as it arrives.
 
-    ``batch_size`` pairs go to ``judge.compare`` at a time (an ``openai:``
-    judge sends them concurrently); answers are committed per batch. A run
-    killed mid-batch loses only that batch's unstored answers, and an
-    ``openai:`` judge does not pay for them twice: its own SQLite cache keeps
-    every answer as it arrives, so the rerun reads them from there.
+    ``batch_size`` pairs are asked at a time. An ``openai:`` judge sends them
+    concurrently and each answer is committed the moment it comes back
+    (:mod:`arts_metric.builder.asking`), so a killed run loses only the
+    requests in flight, with or without the judge's own cache; other judges
+    answer a batch at once and it is committed then.
 
     A pair the judge returns as :data:`~arts_metric.judges.base.UNANSWERED`
     (failed after retries, or not sent within ``max_requests``/``max_cost``)
@@ -208,23 +208,20 @@ def _run_rater(
         with judge.quiet():  # the build shows one bar per rater
             for start in range(0, len(todo), step):
                 batch = todo[start : start + step]
-                t0 = time.perf_counter()
-                answers = judge.compare([(texts[pairs[m][0]], texts[pairs[m][1]]) for m in batch])
-                if len(answers) != len(batch):
-                    raise RuntimeError(
-                        f"judge {public_spec(cfg.spec)} returned {len(answers)} answers for {len(batch)} pairs"
-                    )
-                per = (time.perf_counter() - t0) / len(batch)
                 answered = 0
-                for m, p in zip(batch, answers):
+
+                def keep(m: int, p: Decision, seconds: float) -> None:
+                    nonlocal answered
                     if is_unanswered(p):  # failed or not sent: no row, asked again next run
-                        continue
+                        return
                     s = _hard(p)
                     a, b = pairs[m]
                     harder = None if s is None else (a if s == 1.0 else b)
-                    store.record(cfg.name, m, harder, None if p is None else float(p), per)
+                    store.record(cfg.name, m, harder, None if p is None else float(p), seconds)
                     answered += 1
-                bar.update(answered)
+                    bar.update(1)
+
+                ask(judge, [(m, (texts[pairs[m][0]], texts[pairs[m][1]])) for m in batch], keep)
                 if not answered and judge.describe().get("stats", {}).get("stopped"):
                     break  # the judge's budget is spent: the remaining batches would go unasked too
     finally:

@@ -13,6 +13,7 @@ any error message that quotes them (:func:`public_spec`, :func:`public_kwargs`,
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -20,6 +21,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from arts_metric.llm.options import OPERATIONAL_OPTIONS
 from arts_metric.options import convert_option, parse_options
+from arts_metric.scrub import SECRET_KEYS, remember_spec, scrub, secrets_in
 
 HUMAN_PREFIX = "human"
 #: Rater-spec keys that configure the build, not the judge.
@@ -28,11 +30,6 @@ _RESERVED_KEYS = ("name", "group", "runs")
 #: so that e.g. a resumed build with another concurrency or server port continues the same rater.
 #: The LLM judges' transport options are declared once, in their option metadata.
 _OPERATIONAL_KEYS = OPERATIONAL_OPTIONS | {"pool", "texts", "data_dir"}
-#: Option names whose values are secrets: never stored, printed or published.
-SECRET_KEYS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token", "password", "secret"})
-#: ``NAME=value`` in free text (a command line, a message) that is masked whatever surrounds it.
-_SECRET_OPTION = re.compile(r"(?<![\w-])(api_key|api-key|apikey|access_token|password)=[^\s&'\"]+", re.I)
-_URL_USERINFO = re.compile(r"(https?://)[^/\s@'\"]+@", re.I)
 #: A web login name: 1-64 letters, digits, spaces, '.', '@', '-' or '_', starting with a word character.
 _LOGIN_NAME = re.compile(r"^[\w][\w .@-]{0,63}$")
 
@@ -43,6 +40,12 @@ def rater_id(name: str) -> str:
     if not _LOGIN_NAME.match(name):
         raise ValueError(f"rater name {name!r} is not allowed: use 1-64 letters, digits, spaces, '.', '@', '-' or '_'")
     return f"{HUMAN_PREFIX}:{name}"
+
+
+def login_key(name: str) -> str:
+    """The form under which two login names are the same person: NFKC-normalised and case-folded,
+    so ``Alice``, ``alice`` and full-width ``ａｌｉｃｅ`` are one name."""
+    return unicodedata.normalize("NFKC", name.removeprefix(f"{HUMAN_PREFIX}:")).casefold().strip()
 
 
 @dataclass
@@ -120,19 +123,7 @@ class RaterConfig:
     def secrets(self) -> list[str]:
         """The secret strings in this rater's spec and options (API keys, URL passwords), longest first,
         for :func:`redact` to remove from messages."""
-        found = {v for k, v in self.kwargs.items() if k.lower() in SECRET_KEYS and isinstance(v, str)}
-        texts = [self.spec] + [v for v in self.kwargs.values() if isinstance(v, str)]
-        for text in texts:
-            for url in re.findall(r"https?://[^\s'\"]+", text, re.I):
-                parts = urlsplit(url)
-                if parts.password:
-                    found.add(parts.password)
-                elif parts.username:  # a token given as http://TOKEN@host
-                    found.add(parts.username)
-            _, sep, query = text.rpartition("?")
-            if sep:
-                found.update(v for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() in SECRET_KEYS)
-        return sorted((x for x in found if x), key=len, reverse=True)
+        return secrets_in([self.spec], self.kwargs)
 
 
 def parse_rater(value: str) -> list[RaterConfig]:
@@ -146,6 +137,7 @@ def parse_rater(value: str) -> list[RaterConfig]:
     judge converts it by the type it declares (:mod:`arts_metric.options`), so
     ``temperature=0.7`` is a float and ``persona=1`` a string.
     """
+    remember_spec(value)  # its secrets are masked in every later message, whatever goes wrong
     parts = value.split(None, 1)
     if not parts:
         raise ValueError("empty rater spec")
@@ -224,10 +216,6 @@ def public_name(name: str) -> str:
 
 
 def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    """``text`` with every given secret replaced by ``***``, and any ``api_key=...`` (``password=``,
-    ``access_token=``) and URL user info masked: for messages, logs and the recorded command."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, "***")
-    text = _SECRET_OPTION.sub(lambda m: f"{m.group(1)}=***", text)
-    return _URL_USERINFO.sub(r"\1***@", text)
+    """``text`` through :func:`arts_metric.scrub.scrub`: every given or remembered secret (raw,
+    encoded, base64), any ``NAME=value`` of a secret option name and URL user info masked."""
+    return scrub(text, secrets)

@@ -230,12 +230,19 @@ class DecisionStore:
         a, b = self._match(match)
         if harder is not None and harder not in (a, b):
             raise ValueError(f"match {match}: harder={harder!r} is neither a={a} nor b={b}")
-        with self.conn:
-            cur = self.conn.execute(
-                "INSERT OR IGNORE INTO decisions (rater, match, a, b, harder, prob, time, elapsed_s) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (rater, match, a, b, harder, prob, now_iso(), elapsed_s),
-            )
+        try:
+            with self.conn:
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO decisions (rater, match, a, b, harder, prob, time, elapsed_s) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (rater, match, a, b, harder, prob, now_iso(), elapsed_s),
+                )
+        except sqlite3.OperationalError as exc:  # disk full, I/O error, read-only file
+            raise OSError(
+                f"cannot write to the build store {self.path} ({exc}): every answer stored before is kept; "
+                "free disk space (or make the folder writable) and run the same build again to ask only "
+                "what is missing"
+            ) from None
         return cur.rowcount == 1
 
     def forget(self, rater: str, matches: Iterable[int]) -> None:

@@ -75,8 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--batch-size",
         type=int,
         default=32,
-        help="pairs sent to a judge at once (concurrently by openai: judges); decisions are "
-        "committed per batch (default 32)",
+        help="pairs sent to a judge at once (concurrently by openai: judges, whose decisions are "
+        "committed one by one as they arrive; other judges' per batch) (default 32)",
     )
     p.add_argument(
         "--retry-invalid",

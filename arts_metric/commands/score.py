@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
     from arts_metric.llm.report import request_summary
+    from arts_metric.scorer import dry_run_placement, resolve_placement
     from arts_metric.scoring import score_texts
 
     config = config_from_args(args, PLACEMENT_FLAGS)
@@ -122,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         judge = config.make_judge()
         config = config.replace(judge=judge, pool=config.make_pool(judge))
+        dry_run_placement(*resolve_placement(judge, config))  # a setting error, not an error of the rows
     except (ValueError, FileNotFoundError) as exc:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []

@@ -29,6 +29,7 @@ from arts_metric.judges.base import (
     PointwiseJudge,
     is_unanswered,
 )
+from arts_metric.scrub import remember_spec, scrub, scrub_exception
 
 # prefix -> "module:factory"; imported lazily so that e.g. the openai client is
 # only needed by users of the LLM judges.
@@ -54,17 +55,21 @@ def get_judge(spec: "str | Judge", context: JudgeContext | None = None, **kwargs
     """
     if isinstance(spec, Judge):
         return spec
+    secrets = remember_spec(spec, kwargs)  # masked in every message from here on, whatever goes wrong
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"judge must be a spec string or a Judge, got {spec!r}")
+        raise ValueError(scrub(f"judge must be a spec string or a Judge, got {spec!r}"))
     prefix, _, rest = spec.partition(":")
     target = _FACTORIES.get(prefix)
     if target is None:
-        raise ValueError(f"unknown judge {spec!r}; known prefixes: {', '.join(available_judges())}")
+        raise ValueError(scrub(f"unknown judge {spec!r}; known prefixes: {', '.join(available_judges())}"))
     module_name, _, attr = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attr)
     if context is not None and "context" in inspect.signature(factory).parameters:
         kwargs["context"] = context
-    return factory(rest, **kwargs)
+    try:
+        return factory(rest, **kwargs)
+    except (ValueError, TypeError) as exc:  # e.g. a malformed spec or URL, quoted in the message
+        raise scrub_exception(exc, secrets) from None
 
 
 __all__ = [

@@ -204,6 +204,16 @@ class _OpenAIJudgeBase:
             ex["cost_usd"] = round(self.budget.spent, 6)
         if report.stopped:
             ex["stopped"] = report.stopped
+        answered = report.unique - report.failed - report.skipped  # from the model or the cache
+        if report.unusable and 2 * report.invalid >= max(answered, 1):  # at least half of them unusable
+            shown = ", ".join(repr(a if len(a) <= 40 else a[:37] + "...") for a in dict.fromkeys(report.unusable))
+            warnings.warn(
+                f"{report.invalid} of {answered} answers of model {self.endpoint.model!r} were unusable after "
+                f"every re-ask (e.g. {shown}); they count as no judgment, so scores may be missing (None): "
+                "check that the model follows the prompt's answer format (language, labels)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
 
     def _coin(self, key: str) -> float:
         seed = int(hashlib.sha256(f"{self.options.rng_seed}:{key}".encode()).hexdigest()[:16], 16)

@@ -11,6 +11,12 @@ model name apart. API keys are never written.
 WAL mode with a busy timeout makes two runs on the same file at once safe:
 readers never block, writers queue for the lock, and every row is committed on
 its own so a killed run loses at most the judgments still in flight.
+
+Disk faults: a cache that cannot be written (disk full, I/O error, file made
+read-only) stops caching with one warning that names the file, and the run
+goes on (the judgment just paid for is still used); a damaged file or row is a
+:class:`CacheDamagedError` that names the file and how to recover, never a
+silent miss that would pay for every judgment again.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import os
 import sqlite3
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -81,6 +88,28 @@ def judgment_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+#: SQLite primary result codes of a file that cannot take more writes (full, I/O error, read-only).
+_UNWRITABLE = {sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN}
+#: ... and of a damaged file.
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+class CacheDamagedError(Exception):
+    """The judgment cache file (or a row in it) cannot be read; the message names the file and the way out."""
+
+
+def _code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def _damaged(path: Path, exc: Exception) -> CacheDamagedError:
+    return CacheDamagedError(
+        f"the judgment cache {path} is damaged ({exc}): move it aside (its judgments are then asked again) "
+        "or point cache_dir= / ARTS_CACHE_DIR at another folder; cache=False judges without a cache"
+    )
+
+
 @dataclass
 class CachedJudgment:
     """A stored judgment: the parsed value (JSON-decoded) or ``valid=False`` for an
@@ -96,12 +125,20 @@ class JudgmentCache:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        # autocommit: each INSERT is its own durable transaction.
-        self._conn = connect_wal(self.path, timeout=60.0, autocommit=True)
+        self.writable = True  # False once a write failed for want of space or permission
+        try:
+            # autocommit: each INSERT is its own durable transaction.
+            self._conn = connect_wal(self.path, timeout=60.0, autocommit=True)
+        except sqlite3.DatabaseError as exc:
+            if _code(exc) in _DAMAGED:
+                raise _damaged(self.path, exc) from None
+            raise
         try:
             self._conn.execute(_SCHEMA)
-        except BaseException:
+        except BaseException as exc:
             self._conn.close()
+            if isinstance(exc, sqlite3.DatabaseError) and _code(exc) in _DAMAGED:
+                raise _damaged(self.path, exc) from None
             raise
 
     @classmethod
@@ -114,11 +151,24 @@ class JudgmentCache:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._conn.execute(
-                f"SELECT key, value, valid, answer FROM judgments WHERE key IN ({marks})", chunk
-            ).fetchall()
+            try:
+                rows = self._conn.execute(
+                    f"SELECT key, value, valid, answer FROM judgments WHERE key IN ({marks})", chunk
+                ).fetchall()
+            except sqlite3.DatabaseError as exc:
+                if _code(exc) in _DAMAGED:
+                    raise _damaged(self.path, exc) from None
+                raise
             for key, value, valid, answer in rows:
-                found[key] = CachedJudgment(json.loads(value) if value is not None else None, bool(valid), answer)
+                try:
+                    decoded = json.loads(value) if value is not None else None
+                except (TypeError, ValueError) as exc:
+                    raise CacheDamagedError(
+                        f"the judgment cache {self.path} has an unreadable row (key {key}: {exc}): delete that "
+                        f"row (sqlite3 {self.path} \"DELETE FROM judgments WHERE key = '{key}'\") to ask it "
+                        "again, or move the file aside"
+                    ) from None
+                found[key] = CachedJudgment(decoded, bool(valid), answer)
         return found
 
     def put(
@@ -138,26 +188,41 @@ class JudgmentCache:
         prompt_tokens: int,
         completion_tokens: int,
     ) -> None:
-        """Store (or replace) one judgment, committed immediately."""
-        self._conn.execute(
-            "INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                key,
-                model,
-                strategy,
-                prompt_version,
-                json.dumps(dict(sorted(params.items()))),
-                json.dumps(list(texts), ensure_ascii=False),
-                endpoint,
-                answer,
-                None if value is None else json.dumps(value),
-                int(bool(valid)),
-                int(requests),
-                int(prompt_tokens),
-                int(completion_tokens),
-                time.time(),
-            ),
+        """Store (or replace) one judgment, committed immediately. If the file cannot be written
+        (disk full, I/O error, read-only) caching stops with one warning; the run goes on."""
+        if not self.writable:
+            return
+        row = (
+            key,
+            model,
+            strategy,
+            prompt_version,
+            json.dumps(dict(sorted(params.items()))),
+            json.dumps(list(texts), ensure_ascii=False),
+            endpoint,
+            answer,
+            None if value is None else json.dumps(value),
+            int(bool(valid)),
+            int(requests),
+            int(prompt_tokens),
+            int(completion_tokens),
+            time.time(),
         )
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+        except sqlite3.DatabaseError as exc:
+            if _code(exc) in _DAMAGED:
+                raise _damaged(self.path, exc) from None
+            if _code(exc) not in _UNWRITABLE:
+                raise
+            self.writable = False
+            warnings.warn(
+                f"cannot write to the judgment cache {self.path} ({exc}); judging goes on without caching "
+                "(judgments from now on are not kept for a rerun): free disk space, or set ARTS_CACHE_DIR "
+                "or cache_dir= to a writable folder",
+                RuntimeWarning,
+                stacklevel=2,
+            )
 
     def count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])

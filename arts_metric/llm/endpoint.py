@@ -6,7 +6,10 @@ the standard ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` variables, then OpenAI's
 own URL. Local servers (vLLM, Ollama, llama.cpp) need no key; a placeholder is
 sent. The key is held only by :class:`Endpoint` (hidden from its repr) and the
 client; only :func:`sanitize_url` versions of the URL are ever logged, cached
-or reported.
+or reported. Credentials in the URL (``http://user:password@host/v1``) are sent
+as HTTP Basic authentication by a client whose base URL has no user info, so
+the client's request logging never sees them (:func:`client_options`); the
+key and the credentials are masked in every message by :mod:`arts_metric.scrub`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Mapping
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+
+from arts_metric.scrub import install_log_filter, remember, userinfo
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "not-needed"  # sent to servers that take no key (vLLM, Ollama, llama.cpp)
@@ -25,11 +30,33 @@ _MODEL_AT_URL = re.compile(r"^(?P<model>.+?)@(?P<url>https?://.+)$", re.I)
 
 def sanitize_url(url: str) -> str:
     """``url`` without user info, query or fragment (nothing secret survives)."""
-    parts = urlsplit(url)
+    parts = urlsplit(split_userinfo(url)[0])
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without its user info, and the ``(user, password)`` it held (percent-decoded), or None."""
+    info = userinfo(url)
+    if info is None:
+        return url, None
+    scheme, _, rest = url.partition("://")
+    user, _, password = info.partition(":")
+    return f"{scheme}://{rest[len(info) + 1 :]}", (unquote(user), unquote(password))
+
+
+def client_options(endpoint: "Endpoint") -> dict:
+    """Keyword arguments for ``openai.AsyncOpenAI``: key, base URL without user info, and an
+    HTTP client that sends the URL's credentials (if any) as Basic authentication."""
+    url, credentials = split_userinfo(endpoint.base_url)
+    options: dict = {"api_key": endpoint.api_key, "base_url": url}
+    if credentials is not None:
+        from openai import DefaultAsyncHttpxClient
+
+        options["http_client"] = DefaultAsyncHttpxClient(auth=credentials)
+    return options
 
 
 def parse_spec(rest: str) -> tuple[str, str | None, dict[str, str]]:
@@ -89,6 +116,9 @@ def resolve_endpoint(
     """Apply the resolution order of the module docstring."""
     env = os.environ if env is None else env
     url = base_url or env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    info = userinfo(url)
+    remember([api_key or "", env.get("OPENAI_API_KEY") or "", info or "", (info or "").partition(":")[2]])
+    install_log_filter()
     if not re.match(r"^https?://[^/\s]+", url):
         raise ValueError(f"base URL {sanitize_url(url)!r} must start with http:// or https://")
     url = url.rstrip("/")

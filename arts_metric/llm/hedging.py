@@ -122,12 +122,20 @@ async def first_answer(send: Send, kind: str, hedges: int, latencies: Latencies,
     finally:
         won[0] = True
         for t in tries:
-            if not t.done():
+            if t.done():
+                mark_retrieved(t)  # a second failure next to the one returned is not reported by asyncio
+            else:
                 losers.add(t)
                 t.add_done_callback(partial(_forget, losers))
 
 
+def mark_retrieved(task: asyncio.Future) -> None:
+    """Mark a finished task's exception as retrieved, so that asyncio does not print it again
+    ("Task exception was never retrieved") when the same error already reached the caller."""
+    if not task.cancelled():
+        task.exception()
+
+
 def _forget(losers: set, task: asyncio.Future) -> None:
     losers.discard(task)
-    if not task.cancelled():
-        task.exception()  # retrieved: a loser's error (even a fatal one) does not matter any more
+    mark_retrieved(task)  # a loser's error (even a fatal one) does not matter any more

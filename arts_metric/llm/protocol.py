@@ -17,6 +17,7 @@ from arts_metric.llm.budget import Budget
 from arts_metric.llm.endpoint import Endpoint
 from arts_metric.llm.hedging import Latencies
 from arts_metric.llm.options import LLMOptions
+from arts_metric.scrub import scrub
 
 MAX_RETRY_AFTER = 120.0  # seconds; a longer Retry-After is capped (and the item retried later)
 FATAL_STATUS = {401: "authentication failed", 403: "permission denied", 404: "not found"}
@@ -101,6 +102,7 @@ class RunReport:
     seconds: float = 0.0  # wall time of the run
     stopped: str | None = None  # the budget limit that stopped the run, if any
     errors: list[str] = field(default_factory=list)  # the first few transport errors
+    unusable: list[str] = field(default_factory=list)  # the first few answers unusable after every re-ask
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -166,7 +168,6 @@ def read_completion(data: Any) -> tuple[int | None, int | None, str | None, str]
 
 def short_error(exc: Exception, api_key: str | None = None) -> str:
     msg = getattr(exc, "message", None) or str(exc)
-    if api_key:  # some servers echo the key they were sent; it must not reach errors or logs
-        msg = str(msg).replace(api_key, "<api key>")
-    msg = " ".join(str(msg).split())
+    # Some servers echo the key or the Basic credential they were sent; neither may reach errors or logs.
+    msg = scrub(" ".join(str(msg).split()), [api_key] if api_key else ())
     return msg if len(msg) <= 200 else msg[:197] + "..."

@@ -48,7 +48,8 @@ from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from arts_metric.llm.cache import JudgmentCache
-from arts_metric.llm.hedging import Latencies, first_answer
+from arts_metric.llm.endpoint import client_options
+from arts_metric.llm.hedging import Latencies, first_answer, mark_retrieved
 from arts_metric.llm.parsing import UnusableAnswer
 from arts_metric.llm.protocol import (  # noqa: F401 (EndpointError, retry_after_seconds: re-exported)
     FATAL_STATUS,
@@ -229,6 +230,7 @@ class Session:
                     self._bar.update(hits)
             for key, item in new.items():
                 self._inflight[key] = asyncio.ensure_future(self._judge(item))
+                self._inflight[key].add_done_callback(mark_retrieved)
         waiting = list({item.key: self._inflight[item.key] for item in items if item.key in self._inflight}.values())
         if waiting:
             await asyncio.gather(*waiting)
@@ -283,6 +285,8 @@ class Session:
         r.answered += outcome.status in ("ok", "invalid")
         if outcome.status == "invalid":
             r.invalid += 1
+            if len(r.unusable) < 3:
+                r.unusable.append(outcome.answer or "")
         elif outcome.status == "failed":
             r.failed += 1
             if len(r.errors) < 5:
@@ -299,7 +303,7 @@ class Session:
 
             ep, o = self.s.endpoint, self.s.options
             # Retries are ours (counted, budgeted, Retry-After honoured), so the client's are off.
-            self._client = AsyncOpenAI(api_key=ep.api_key, base_url=ep.base_url, max_retries=0, timeout=o.timeout)
+            self._client = AsyncOpenAI(**client_options(ep), max_retries=0, timeout=o.timeout)
         return self._client
 
     async def _request(

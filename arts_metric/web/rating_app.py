@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arts_metric.builder.access import COORDINATOR, SIGNUP, AccessList, Grant
 from arts_metric.builder.rankrate import RankRate
-from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, rater_id
+from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, login_key, rater_id
 from arts_metric.builder.store import DecisionStore, open_store
 from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.web import guard
@@ -81,11 +81,13 @@ class RatingApp:
         """Start a *new* rater by name (the sign-up link's one right): their personal token and first item."""
         rid = rater_id(name)
         with self.lock:
-            if rid in self.store.human_raters() or rid in self.access.link_counts():
+            taken = {login_key(r): r for r in [*self.store.human_raters(), *self.access.link_counts()]}
+            if login_key(rid) in taken:
+                same = taken[login_key(rid)].removeprefix(f"{HUMAN_PREFIX}:")
                 raise Refused(
                     HTTPStatus.CONFLICT,
-                    f"rater {name!r} already exists: continue with your personal "
-                    "link (the coordinator can give you a new one)",
+                    f"rater {name!r} already exists" + (f" (as {same!r})" if same != name else "") + ": continue "
+                    "with your personal link (the coordinator can give you a new one)",
                 )
             self._register(rid)
             token = self.access.rater_token(rid)

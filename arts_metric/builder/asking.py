@@ -1,0 +1,56 @@
+"""Asking a machine rater a batch of matches, each answer handed on the moment it arrives.
+
+A concurrent judge (``openai:``) answers the pairs of a batch one by one as
+its requests come back; :func:`ask` passes every answer to ``record`` right
+then, so the build commits it to ``build.sqlite`` before the next one arrives
+and a killed build loses only the requests still in flight, even with the
+judge's own cache off. Other judges answer a batch at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Callable, Sequence
+
+from arts_metric.judges.base import Decision, Judge
+from arts_metric.llm.runner import run_sync
+
+#: ``record(match, decision, seconds)``: seconds is the time this answer took, shared out over the batch.
+Recorder = Callable[[int, Decision, float], None]
+
+
+def ask(judge: Judge, questions: Sequence[tuple[int, tuple[str, str]]], record: Recorder) -> None:
+    """Ask ``judge`` every ``(match, (text_a, text_b))`` and call ``record`` once per match."""
+    if not questions:
+        return
+    if getattr(judge, "concurrent", False):
+        run_sync(lambda: _ask_each(judge, questions, record))
+        return
+    t0 = time.perf_counter()
+    answers = judge.compare([pair for _, pair in questions])
+    if len(answers) != len(questions):
+        raise RuntimeError(f"judge {judge.name} returned {len(answers)} answers for {len(questions)} pairs")
+    per = (time.perf_counter() - t0) / len(questions)
+    for (match, _), decision in zip(questions, answers):
+        record(match, decision, per)
+
+
+async def _ask_each(judge: Judge, questions: Sequence[tuple[int, tuple[str, str]]], record: Recorder) -> None:
+    async def one(match: int, pair: tuple[str, str]) -> tuple[int, Decision]:
+        (decision,) = await judge.compare_async([pair])
+        return match, decision
+
+    async with judge.session():
+        tasks = [asyncio.ensure_future(one(m, pair)) for m, pair in questions]
+        last = time.perf_counter()
+        try:
+            for done in asyncio.as_completed(tasks):
+                match, decision = await done
+                now = time.perf_counter()
+                record(match, decision, now - last)
+                last = now
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
