@@ -460,7 +460,7 @@ def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capf
         judge = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown) and b.label == "Judge")
         assert judge.visible and [c[0] for c in judge.choices] == ["learned", "openai:replay"]
         texts = "The dog ran.\nNotwithstanding the foregoing, the lessee shall indemnify the lessor hereunder."
-        styled, _, summary = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
+        styled, _, summary, _ = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
         assert srv.chat_requests > 0 and "openai:replay" in summary
         table = styled.data
         assert table["arts"].between(0, 1).all() and table["arts"].iloc[0] < table["arts"].iloc[1]
