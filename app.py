@@ -2,12 +2,15 @@
 
 - **Score texts**: :func:`arts_metric.scoring.score_texts` (what ``evaluate.load("arts").compute``
   runs) on pasted texts, drawn on the reference pool's difficulty distribution
-  (:func:`arts_metric.pool.load_pool`), with the readability formulas beside.
+  (:func:`arts_metric.pool.load_pool`) at the ``pool_rating`` the table shows, with the
+  readability formulas beside; the table downloads as CSV.
 - **Original vs simplification**: the same function with ``sources=``: per pair
   ``source_arts``, ``arts``, ``arts_delta`` and ``p_output_easier`` with an
   easier/harder verdict, the same for FKGL, and a before-and-after plot.
 - **Compare systems**: :func:`arts_metric.systems.compare_systems` on uploaded files:
-  leaderboard, figure, pairwise tests and the CSV files.
+  leaderboard (simplest first, shared ranks, a simplicity rating where higher = simpler,
+  and with sources a meaning-kept guard, :func:`arts_metric.systems.meaning.meaning_kept`),
+  figure, pairwise tests and the CSV files.
 - **About**: the metric card, the measured agreement with human raters, how to cite.
 
 The app computes no score itself: it parses what visitors paste or upload,
@@ -54,6 +57,8 @@ from arts_metric.pool import load_pool
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.scoring import score_texts
 from arts_metric.systems import VIEWS, compare_systems
+from arts_metric.systems.meaning import MEANING_NOTE, meaning_kept
+from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
 from arts_metric.textio import decode_text, read_texts
 
 HERE = Path(__file__).resolve().parent
@@ -79,16 +84,20 @@ MAX_TEXTS = int(os.environ.get("ARTS_SPACE_MAX_TEXTS", "2000"))
 MAX_LABELS = 30
 TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what arts_metric.textio reads
 EASIER, HARDER, SAME = "easier", "harder", "no change"
+#: Seconds an error or warning toast stays on screen.
+TOAST_SECONDS = 12
 VERDICT_COLORS = {EASIER: "#c8ecc9", HARDER: "#f8c9c4", SAME: "#eeeeee"}
 #: One text per line: the boxes scroll sideways instead of wrapping, so line n is row n on both sides.
 CSS = (
     ".one-per-line textarea { white-space: pre; overflow-x: auto; }\n"
-    "#leaderboard th, #leaderboard td, #pairwise th, #pairwise td { white-space: nowrap; }"
+    "#leaderboard td, #pairwise td { white-space: nowrap; }\n"
+    "#leaderboard table, #pairwise table { display: block; max-width: 100%; overflow-x: auto; }\n"
+    "#leaderboard th, #pairwise th { white-space: normal; min-width: 4em; }"
 )
 LEGEND = (
     "**How to read it.** `arts` in [0, 1] is the share of the reference pool's texts judged easier than "
-    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `arts_elo` is the same judgment on "
-    "the pool's unbounded Elo scale (higher = harder). Formulas, **higher = harder**: "
+    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `pool_rating` is the same place on "
+    "the pool's Elo scale, where the figure draws the text (Elo points, higher = harder). Formulas, **higher = harder**: "
     + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f])
     + "; **higher = easier**: "
     + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f])
@@ -101,10 +110,9 @@ LEGEND = (
 
 
 def bad_input(message: str) -> gr.Error:
-    """The message a visitor sees for bad input: a toast that stays until closed (it
-    names the line to fix; Gradio's default closes it after 10 s), and no traceback
-    in the server log."""
-    return gr.Error(message, duration=None, print_exception=False)
+    """The message a visitor sees for bad input: a toast that closes after
+    :data:`TOAST_SECONDS` (toasts would otherwise pile up), and no traceback in the server log."""
+    return gr.Error(message, duration=TOAST_SECONDS, print_exception=False)
 
 
 def configured_judges(env: dict[str, str] | None = None) -> list[str]:
@@ -281,7 +289,7 @@ def call_package(call: Callable[[], Any], names: dict[str, list[int]]) -> Any:
     # The package's own warnings (UserWarning: undefined formulas, non-English texts, cut texts), not
     # the libraries' resource or deprecation notes.
     for message in dict.fromkeys(named(str(w.message)) for w in caught if issubclass(w.category, UserWarning)):
-        gr.Warning(message)
+        gr.Warning(message, duration=TOAST_SECONDS)
     return result
 
 
@@ -299,15 +307,26 @@ def _judge_words(result: dict) -> str:
 # --------------------------------------------------------------------------- figures
 
 
+def pool_rating(pool_name: str, arts: list[float | None]) -> list[float | None]:
+    """Each text's place on the pool's own Elo scale: the pool rating at the text's ARTS (Elo
+    points, higher = harder). The figure draws texts there and the table shows this number."""
+    pool = load_pool(pool_name)
+    ratings = np.sort(pool.ratings)
+    share = pool.arts_of_rating(ratings)
+    return [None if a is None else float(np.interp(a, share, ratings)) for a in arts]
+
+
 def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> Figure:
     """The pool's ratings as a histogram (Elo points, higher = harder) with each scored text
-    marked where its ARTS puts it among them (the pool rating at that share of easier texts)."""
+    at its :func:`pool_rating`: a labelled line each up to :data:`MAX_LABELS` texts, beyond
+    that a second histogram of the scored texts on the same axis."""
     pool = load_pool(pool_name)
     ratings = np.sort(pool.ratings)
     share = pool.arts_of_rating(ratings)  # each pool text's own ARTS position
     fig = Figure(figsize=(8.5, 3.6), layout="constrained")
     ax = fig.subplots()
-    ax.hist(ratings, bins=min(40, max(10, len(ratings) // 10)), color="#c9d3df", edgecolor="white")
+    bins = np.linspace(ratings[0], ratings[-1], min(40, max(10, len(ratings) // 10)) + 1)
+    ax.hist(ratings, bins=bins, color="#c9d3df", edgecolor="white", label="pool texts")
     ax.set_xlabel(f"pool rating, Elo points ({pool_name}: {POOL_NOTES.get(pool_name, '')})  ->  harder")
     ax.set_ylabel("pool texts")
     top = ax.secondary_xaxis(
@@ -315,14 +334,11 @@ def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> F
     )
     top.set_xticks([0.05, 0.25, 0.5, 0.75, 0.95])
     top.set_xlabel("ARTS: share of the pool judged easier (higher = harder)")
-    height = ax.get_ylim()[1]
-    labelled = len(lines) <= MAX_LABELS
-    for k, (line, a) in enumerate(zip(lines, arts)):
-        if a is None:
-            continue
-        x = float(np.interp(a, share, ratings))
-        ax.axvline(x, color="#1f4e79", linewidth=2 if labelled else 0.6, alpha=1.0 if labelled else 0.4)
-        if labelled:
+    placed = [(line, x) for line, x in zip(lines, pool_rating(pool_name, arts)) if x is not None]
+    if len(lines) <= MAX_LABELS:
+        height = ax.get_ylim()[1]
+        for k, (line, x) in enumerate(placed):
+            ax.axvline(x, color="#1f4e79", linewidth=2)
             ax.annotate(
                 str(line),
                 (x, height * (0.93 - 0.09 * (k % 4))),
@@ -331,11 +347,14 @@ def pool_figure(pool_name: str, lines: list[int], arts: list[float | None]) -> F
                 fontsize=9,
                 bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "#1f4e79"},
             )
-    ax.set_title(
-        "Where each text falls in the reference pool"
-        + (" (labels: line numbers)" if labelled else f" ({len(lines)} texts, one line each)"),
-        fontsize=10,
-    )
+        title = " (labels: line numbers)"
+    else:
+        mine = ax.twinx()
+        mine.hist([x for _, x in placed], bins=bins, histtype="step", color="#1f4e79", linewidth=2)
+        mine.set_ylabel("your texts", color="#1f4e79")
+        title = f" ({len(placed)} texts: the blue outline)"
+    ax.set_xlim(ratings[0], ratings[-1])
+    ax.set_title("Where each text falls in the reference pool" + title, fontsize=10)
     return fig
 
 
@@ -366,11 +385,16 @@ def pairs_figure(
                     xy=(a, yi),
                     xytext=(b, yi),
                     arrowprops={"arrowstyle": "-|>", "color": colors.get(v, "#777777"), "lw": 2},
+                    annotation_clip=False,
                 )
+            ends = [x for _, b, a, _ in shown for x in (b, a)]
+            if ends:  # the range holds both ends of every arrow, not only the originals
+                low, high = min(ends), max(ends)
+                pad = 0.08 * (high - low) or 0.05
+                ax.set_xlim(low - pad, high + pad)
             ax.set_yticks(y)
             ax.set_yticklabels([f"line {line}" for line in lines])
             ax.set_xlabel(f"{panel} (higher = harder)")
-            ax.margins(x=0.15)
         else:
             ax.scatter(
                 [b for _, b, _, _ in shown],
@@ -402,15 +426,17 @@ def score(
     formulas: list[str],
     judge: str = "learned",
     progress: gr.Progress = gr.Progress(track_tqdm=True),
-) -> tuple[Any, Figure, str]:
-    """Score the pasted texts (one per line): a table, the pool figure and a summary."""
+) -> tuple[Any, Figure, str, str]:
+    """Score the pasted texts (one per line): a table, the pool figure, a summary and the
+    table as a CSV file (every digit, the same columns)."""
     items = numbered_lines(texts)
     _check_count(len(items), "text")
     config = call_package(lambda: current_settings().config(judge, pool).replace(formulas=formulas or None), {})
     progress(0, desc=f"placing {len(items)} texts in {pool}")
     lines = [i for i, _ in items]
     res = call_package(lambda: score_texts([t for _, t in items], config=config), {"predictions": lines})
-    table = pd.DataFrame({"line": lines, "arts": res["arts"], "arts_elo": res["arts_elo"]})
+    placed = pool_rating(res["pool"], res["arts"])
+    table = pd.DataFrame({"line": lines, "arts": res["arts"], "pool_rating": placed})
     for f in config.formulas:
         table[f] = res[f]
     table["text"] = [t for _, t in items]
@@ -422,7 +448,9 @@ def score(
         f"easiest: line {easiest}, hardest: line {hardest}."
     )
     styled = table.style.format(precision=3, na_rep="-")  # shown rounded; the data (and the API) keep every digit
-    return styled, pool_figure(res["pool"], lines, res["arts"]), summary
+    csv_path = Path(tempfile.mkdtemp(prefix="arts-scores-")) / "arts_scores.csv"
+    table.to_csv(csv_path, index=False)
+    return styled, pool_figure(res["pool"], lines, res["arts"]), summary, str(csv_path)
 
 
 def _verdict(difference: float | None) -> str:
@@ -532,14 +560,19 @@ def compare(
     config = current_settings().config(judge, pool)
     progress(0, desc=f"comparing {len(outputs)} systems")
     comparison = call_package(lambda: compare_systems(outputs, sources=src, config=config, views=views), {})
+    if src is not None:
+        guard = meaning_kept(outputs, src).set_index("system")
+        for column in ("meaning_kept", "meaning_flagged"):
+            comparison.leaderboard[column] = comparison.leaderboard["system"].map(guard[column])
     folder = Path(tempfile.mkdtemp(prefix="arts-compare-"))
     files = comparison.to_dir(folder)
     info = comparison.info
     summary = (
         f"**{len(outputs)} systems x {info['n_inputs']} inputs**, {info['pool']}, judge "
-        f"{info['judge'].get('judge', judge)}. Simplest first; `arts` higher = harder, `arts_delta` "
-        "positive = easier than the source, head-to-head rating (Elo points) and win rate (share of "
-        "matches judged **harder**) higher = harder. Intervals: 95% bootstrap over inputs."
+        f"{info['judge'].get('judge', judge)}. Simplest first; systems share a rank when their pairwise test "
+        f"is not significant (p >= {ALPHA:g}). `arts` higher = harder, `arts_delta` positive = easier than the "
+        f"source; {SIMPLICITY_NOTE}. Intervals: 95% bootstrap over inputs."
+        + (f"\n\n*{MEANING_NOTE}.*" if src is not None else "")
     )
     # The CSVs only: comparison.json describes the judge's endpoint, which stays the Space owner's.
     downloads = [str(files[n]) for n in ("leaderboard.csv", "pairwise.csv", "win_rates.csv", "per_output.csv")]
@@ -566,11 +599,17 @@ def card_section(title: str) -> str:
     return match.group(1).strip() if match else ""
 
 
+#: Paragraphs of a benchmark report that speak to its developers (model-selection settings,
+#: timings, how to regenerate it), left out of the About tab.
+INTERNALS = re.compile(r"CV choice|Regenerate|\.py\b|\bs for \d+ texts|^Three formulas", re.M)
+
+
 def _results(path: Path) -> str:
-    """A benchmark's Markdown report without its title line."""
+    """A benchmark's Markdown report without its title line and its developer notes (:data:`INTERNALS`)."""
     if not path.is_file():
         return f"_{path.relative_to(HERE)} is missing from this folder (`arts publish-space` copies it)._"
-    return path.read_text(encoding="utf-8").split("\n", 1)[1].strip()
+    body = path.read_text(encoding="utf-8").split("\n", 1)[1].strip()
+    return "\n\n".join(p for p in re.split(r"\n\s*\n", body) if not INTERNALS.search(p))
 
 
 def about_markdown() -> tuple[str, str, str, str]:
@@ -578,6 +617,8 @@ def about_markdown() -> tuple[str, str, str, str]:
     agreement = f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n" + _results(AGREEMENT)
     cite = card_section("Citation")
     card = _without_front_matter(CARD.read_text(encoding="utf-8")) if CARD.is_file() else ""
+    # the card's map of the source code is for developers
+    card = re.sub(r"^## Where the code lives\n.*?(?=^## |\Z)", "", card, flags=re.S | re.M)
     return agreement, _results(ALL_APPROACHES), cite, card
 
 
@@ -587,6 +628,11 @@ def about_markdown() -> tuple[str, str, str, str]:
 def _example(name: str) -> str:
     path = EXAMPLES / name
     return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
+def _cleared(outputs: list) -> Callable[[], tuple]:
+    """A function that empties ``outputs`` (run before each click's work)."""
+    return lambda: tuple(None for _ in outputs)
 
 
 def build_app() -> gr.Blocks:
@@ -639,6 +685,7 @@ def build_app() -> gr.Blocks:
                     interactive=False,
                     elem_id="score-table",
                 )
+                score_csv = gr.File(label="Download the scores (CSV)", interactive=False, elem_id="score-csv")
                 gr.Markdown(LEGEND)
             with gr.Tab("Original vs simplification", id="pairs"):
                 gr.Markdown(
@@ -690,11 +737,10 @@ def build_app() -> gr.Blocks:
                         height=110,
                         elem_id="sources-file",
                     )
-                    system_files = gr.File(
+                    system_files = gr.File(  # no fixed height: the list shows every uploaded file
                         label="System outputs, one file per system",
                         file_count="multiple",
                         file_types=TEXT_FILES,
-                        height=110,
                         elem_id="system-files",
                     )
                 with gr.Row(equal_height=True):
@@ -738,21 +784,25 @@ def build_app() -> gr.Blocks:
                     gr.Markdown(card, elem_id="card")
 
         common = {"concurrency_id": "judge", "concurrency_limit": 1}  # one scoring job at a time
-        score_button.click(
-            score, [texts, pool, formulas, judge], [score_table, score_plot, score_summary], api_name="score", **common
+        # Each click first clears the previous results, so that an error never stands beside them.
+        score_outputs = [score_table, score_plot, score_summary, score_csv]
+        score_button.click(_cleared(score_outputs), None, score_outputs, queue=False, api_name=False).then(
+            score, [texts, pool, formulas, judge], score_outputs, api_name="score", **common
         )
         pairs_file.change(read_pairs_file, [pairs_file], [originals, simplified], api_name=False)
-        pairs_button.click(
+        pairs_outputs = [pairs_table, pairs_plot, pairs_summary]
+        pairs_button.click(_cleared(pairs_outputs), None, pairs_outputs, queue=False, api_name=False).then(
             compare_pairs,
             [originals, simplified, pool, judge],
-            [pairs_table, pairs_plot, pairs_summary],
+            pairs_outputs,
             api_name="compare_pairs",
             **common,
         )
-        compare_button.click(
+        compare_outputs = [leaderboard, compare_plot, pairwise, leaderboard_table, downloads]
+        compare_button.click(_cleared(compare_outputs), None, compare_outputs, queue=False, api_name=False).then(
             compare,
             [sources_file, system_files, names, pool, views, judge],
-            [leaderboard, compare_plot, pairwise, leaderboard_table, downloads],
+            compare_outputs,
             api_name="compare_systems",
             **common,
         )

@@ -31,6 +31,7 @@ from gradio_client import Client, handle_file
 from llm_server import ReplayServer
 
 from arts_metric.data import load_pool_rows
+from arts_metric.pool import load_pool
 from arts_metric.scoring import score_texts
 from arts_metric.space import assemble_space
 from arts_metric.systems import compare_systems
@@ -144,7 +145,19 @@ def test_score_tab_in_the_browser(page, tmp_path):
     for text in texts:
         assert table.get_by_text(text).count() >= 1
     assert page.get_by_text("higher = easier").count() >= 1  # the legend: FRE the other way round
+    page.locator("#score-csv", has_text="arts_scores").wait_for(timeout=SLOW)
     _shot(page, tmp_path, "score")
+    # An error clears the previous results, and its toast closes by itself.
+    box.fill("\n".join(f"Text {i}." for i in range(2001)))
+    page.get_by_role("button", name="Score", exact=True).click()
+    toast = page.get_by_text("2001 texts: this Space scores at most")
+    toast.wait_for(timeout=SLOW)
+    assert "Mean ARTS" not in page.locator("#score-summary").inner_text()
+    assert (
+        page.locator("#score-plot img").count() == 0 and "arts_scores" not in page.locator("#score-csv").inner_text()
+    )
+    _shot(page, tmp_path, "score-error")
+    toast.wait_for(state="detached", timeout=30_000)
 
 
 def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
@@ -181,26 +194,67 @@ def test_an_error_names_the_line_and_shows_no_traceback(page, tmp_path):
     _shot(page, tmp_path, "pairs-error")
 
 
+def _visible_in(page, elem_id: str, name: str) -> bool:
+    """Whether the text ``name`` inside ``#elem_id`` is drawn within the element's visible box."""
+    return page.evaluate(
+        """([id, name]) => {
+            const box = document.getElementById(id);
+            const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+            let node;
+            while ((node = walker.nextNode())) {
+                if (!node.textContent.includes(name)) continue;
+                const r = node.parentElement.getBoundingClientRect();
+                let el = node.parentElement, ok = r.height > 0;
+                while (ok && el && el !== box.parentElement) {
+                    const c = el.getBoundingClientRect(), style = getComputedStyle(el);
+                    if (style.overflowY !== 'visible' && (r.top < c.top - 1 || r.bottom > c.bottom + 1)) ok = false;
+                    el = el.parentElement;
+                }
+                if (ok) return true;
+            }
+            return false;
+        }""",
+        [elem_id, name],
+    )
+
+
 def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
     compare = EXAMPLES / "compare"
+    page.set_viewport_size({"width": 1366, "height": 768})
     page.get_by_role("tab", name="Compare systems").click()
     page.locator("#sources-file input[type=file]").set_input_files(str(compare / "sources.txt"))
+    copy = tmp_path / "copy.txt"
+    copy.write_text((compare / "sources.txt").read_text(encoding="utf-8"), encoding="utf-8")
     page.locator("#system-files input[type=file]").set_input_files(
-        [str(compare / "light.txt"), str(compare / "strong.txt")]
+        [str(compare / "light.txt"), str(compare / "strong.txt"), str(copy)]
     )
     page.wait_for_function(
         "document.querySelector('#sources-file').textContent.includes('sources') && "
-        "['light', 'strong'].every(n => "
+        "['light', 'strong', 'copy'].every(n => "
         "document.querySelector('#system-files').textContent.includes(n))",
         timeout=SLOW,
     )
+    for name in ("light", "strong", "copy"):  # the upload box shows every file, none scrolled out of view
+        assert _visible_in(page, "system-files", name), name
     page.get_by_role("button", name="Compare systems").click()
     page.locator("#leaderboard table").wait_for(timeout=SLOW)
     rows = page.locator("#leaderboard tbody tr")
-    assert rows.count() == 2
+    assert rows.count() == 3
     assert rows.nth(0).locator("td").nth(1).inner_text() == "strong"  # simplest first
-    assert page.locator("#leaderboard", has_text="ARTS mean [95% CI]").count() == 1
-    assert page.locator("#pairwise tbody tr").count() == 1
+    assert rows.nth(2).locator("td").nth(1).inner_text() == "copy"
+    for header in ("ARTS mean [95% CI]", "simplicity rating [95% CI]", "judged simpler", "meaning kept (flagged)"):
+        assert page.locator("#leaderboard th", has_text=header).count() == 1, header
+    assert page.locator("#leaderboard", has_text="A guard, not a meaning metric").count() == 1
+    assert page.locator("#pairwise tbody tr").count() == 3
+    # nothing clipped at 1366 px: each table ends inside its box and inside the window
+    for elem_id in ("leaderboard", "pairwise"):
+        fits = page.evaluate(
+            f"""(() => {{ const box = document.getElementById('{elem_id}');
+                const t = box.querySelector('table'), r = t.getBoundingClientRect();
+                return [t.scrollWidth <= t.clientWidth + 1, r.right <= box.getBoundingClientRect().right + 1,
+                        r.right <= window.innerWidth]; }})()"""
+        )
+        assert fits == [True, True, True], (elem_id, fits)
     _plot_shown(page, "compare-plot")
     downloads = page.locator("#downloads").text_content()
     for name in ("leaderboard", "pairwise", "win_rates", "per_output"):  # Gradio shows "leaderboard .csv"
@@ -214,6 +268,10 @@ def test_about_tab_shows_agreement_citation_and_card(page, tmp_path):
     agreement.get_by_text("learned judge (learned-1, learned:v1)", exact=True).wait_for(timeout=SLOW)
     assert agreement.locator("table tbody tr").count() >= 5
     assert page.locator("#cite", has_text="@inproceedings{engelmann-etal-2024-arts").count() == 1
+    page.get_by_text("Every approach, beside the ARTS paper's Table 3").click()
+    page.locator("#approaches table").first.wait_for(timeout=SLOW)
+    about = page.locator("#agreement").inner_text() + page.locator("#approaches").inner_text()
+    assert "alin=" not in about and "python" not in about
     page.get_by_text("The metric card").click()
     page.locator("#card", has_text="Metric Card for ARTS").wait_for(timeout=SLOW)
     _shot(page, tmp_path, "about")
@@ -228,13 +286,22 @@ def _records(table: dict) -> pd.DataFrame:
 
 def test_score_api_returns_the_package_numbers(client):
     texts = _lines(EXAMPLES / "texts.txt")
-    table, plot, summary = client.predict("\n".join(texts), "arts3000", ["fkgl", "fre"], "learned", api_name="/score")
+    table, plot, summary, csv_file = client.predict(
+        "\n".join(texts), "arts3000", ["fkgl", "fre"], "learned", api_name="/score"
+    )
     got = _records(table)
     want = score_texts(texts, formulas=["fkgl", "fre"])
-    assert list(got.columns) == ["line", "arts", "arts_elo", "fkgl", "fre", "text"]
+    assert list(got.columns) == ["line", "arts", "pool_rating", "fkgl", "fre", "text"]
     assert list(got["text"]) == texts and list(got["line"]) == list(range(1, len(texts) + 1))
-    for key in ("arts", "arts_elo", "fkgl", "fre"):
+    for key in ("arts", "fkgl", "fre"):
         assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
+    # pool_rating: the text's place on the pool's Elo scale, inside the pool's range (the figure's axis)
+    pool = load_pool("arts3000")
+    assert got["pool_rating"].between(pool.ratings.min(), pool.ratings.max()).all()
+    assert list(pool.arts_of_rating(got["pool_rating"])) == pytest.approx(want["arts"], abs=0.02)
+    downloaded = pd.read_csv(csv_file)
+    assert list(downloaded.columns) == list(got.columns)
+    assert list(downloaded["arts"]) == pytest.approx(want["arts"], abs=1e-12)
     assert f"{want['arts_mean']:.3f}" in summary
     assert plot["type"] == "matplotlib" and plot["plot"].startswith("data:image/")
 
@@ -284,9 +351,17 @@ def test_systems_api_returns_the_package_numbers(client):
         "rating_low",
         "rating_high",
         "win_rate",
+        "simplicity_rating",
+        "judged_simpler",
+        "rank",
     ):
         assert list(got[key]) == pytest.approx(list(want.leaderboard[key]), abs=1e-9), key
-    assert board_md.endswith(want.to_markdown().strip()) and pairwise_md == want.pairwise_markdown().strip()
+    assert pairwise_md == want.pairwise_markdown().strip()
+    # the meaning-kept guard: the light rewrite keeps more of its sources than the strong one, with its caveat
+    by = got.set_index("system")
+    assert 0 < by.loc["bold", "meaning_kept"] < by.loc["gentle", "meaning_kept"] <= 1
+    assert "meaning kept (flagged)" in board_md and "A guard, not a meaning metric" in board_md
+    assert "higher = simpler" in board_md
     by_name = {Path(f).name: Path(f) for f in files}
     assert sorted(by_name) == ["leaderboard.csv", "pairwise.csv", "per_output.csv", "win_rates.csv"]
     downloaded = pd.read_csv(by_name["pairwise.csv"])
@@ -385,7 +460,7 @@ def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capf
         judge = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown) and b.label == "Judge")
         assert judge.visible and [c[0] for c in judge.choices] == ["learned", "openai:replay"]
         texts = "The dog ran.\nNotwithstanding the foregoing, the lessee shall indemnify the lessor hereunder."
-        styled, _, summary = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
+        styled, _, summary, _ = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
         assert srv.chat_requests > 0 and "openai:replay" in summary
         table = styled.data
         assert table["arts"].between(0, 1).all() and table["arts"].iloc[0] < table["arts"].iloc[1]
@@ -401,3 +476,93 @@ def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capf
         srv.stop()
     out, err = capfd.readouterr()
     assert secret not in out + err and url not in out + err
+
+
+# --------------------------------------------------------------------------- figures and tables, in-process
+
+
+def _strong_rewrites(n: int = 30) -> tuple[list[int], dict, dict, dict]:
+    """Pairs whose outputs fall far below the originals' range (strong rewrites)."""
+    before = {"ARTS": [0.80 + 0.005 * (k % 10) for k in range(n)], "FKGL": [14.0 + 0.1 * k for k in range(n)]}
+    after = {"ARTS": [0.05 + 0.02 * (k % 10) for k in range(n)], "FKGL": [3.0 + 0.1 * k for k in range(n)]}
+    verdicts = {"ARTS": ["easier"] * n, "FKGL": ["easier"] * n}
+    return list(range(1, n + 1)), before, after, verdicts
+
+
+def test_pairs_figure_keeps_every_arrow_inside_its_axis():
+    app = _load_app()
+    lines, before, after, verdicts = _strong_rewrites()
+    fig = app.pairs_figure(lines, before, after, verdicts)
+    for ax, panel in zip(fig.axes, ("ARTS", "FKGL")):
+        low, high = ax.get_xlim()
+        arrows = [t for t in ax.texts if t.arrow_patch is not None]
+        assert len(arrows) == 30
+        for ann, b, a in zip(arrows, before[panel], after[panel]):
+            assert low < a < high and low < b < high, (panel, a, b, low, high)
+
+
+def test_score_table_and_figure_share_one_elo_scale():
+    app = _load_app()
+    texts = _lines(EXAMPLES / "texts.txt")
+    res = score_texts(texts)
+    placed = app.pool_rating(res["pool"], res["arts"])
+    fig = app.pool_figure(res["pool"], list(range(1, len(texts) + 1)), res["arts"])
+    low, high = fig.axes[0].get_xlim()
+    marks = sorted(line.get_xdata()[0] for line in fig.axes[0].lines)
+    assert marks == pytest.approx(sorted(placed))  # the figure draws each text at the table's number
+    assert all(low <= x <= high for x in placed)
+
+
+def test_score_figure_with_500_texts_is_a_histogram_not_a_barcode():
+    app = _load_app()
+    arts = [k / 500 for k in range(500)]
+    fig = app.pool_figure("arts3000", list(range(1, 501)), arts)
+    assert sum(len(ax.lines) for ax in fig.axes) == 0  # no line per text
+    assert len(fig.axes[-1].patches) >= 1 and "your texts" in fig.axes[-1].get_ylabel()
+
+
+def test_about_tab_shows_no_developer_internals():
+    app = _load_app()
+    text = "\n".join(app.about_markdown())
+    for internal in ("alin=", "CV choice", ".venv/bin/python", "Regenerate", "Where the code lives"):
+        assert internal not in text, internal
+    assert "learned judge (learned-1" in text  # the tables stay
+
+
+def _drawn_arrows(page, elem_id: str, tmp_path: Path) -> list[int]:
+    """Arrows per panel in the figure as the browser shows it: the bands of rows holding a
+    green or red stroke (the verdicts' colours), in each half of the decoded image."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    src = page.locator(f"#{elem_id} img").get_attribute("src")
+    image = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB")
+    image.save(tmp_path / f"{elem_id}.png")
+    rgb = np.asarray(image).astype(int)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    coloured = ((g - r > 25) & (g - b > 25)) | ((r - g > 60) & (r - b > 60))
+    half = coloured.shape[1] // 2
+    return [int(ndimage.label(part.sum(axis=1) >= 20)[1]) for part in (coloured[:, :half], coloured[:, half:])]
+
+
+def test_pairs_plot_draws_every_arrow_of_strong_rewrites(page, tmp_path):
+    subjects = ("council", "ministry", "committee", "board", "tribunal", "agency")
+    actions = ("postponed", "reconsidered", "suspended", "reviewed", "deferred")
+    originals = [
+        f"Notwithstanding considerable opposition, the {subjects[i % 6]} {actions[i % 5]} its deliberations "
+        f"concerning the proposed amendments to regulation {i + 3} until the auditors had completed their review."
+        for i in range(30)
+    ]
+    simplified = [f"The {('cat', 'dog', 'boy', 'girl', 'man')[i % 5]} sat. It was day {i + 1}." for i in range(30)]
+    page.get_by_role("tab", name="Original vs simplification").click()
+    page.locator("#originals textarea").fill("\n".join(originals))
+    page.locator("#simplifications textarea").fill("\n".join(simplified))
+    page.get_by_role("button", name="Compare pairs").click()
+    page.locator("#pairs-summary", has_text="simplifications easier").wait_for(timeout=SLOW)
+    _plot_shown(page, "pairs-plot")
+    _shot(page, tmp_path, "pairs-30")
+    assert _drawn_arrows(page, "pairs-plot", tmp_path) == [30, 30]  # ARTS and FKGL panels: every pair's arrow

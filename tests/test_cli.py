@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -271,3 +272,23 @@ def test_a_bad_placement_setting_is_a_setting_error_not_a_row_error(tmp_path, fl
     src.write_text("\n".join(TEXTS) + "\n")
     line = _one_error_line(run("score", str(src), "--no-progress", *flags))
     assert line.startswith("arts score: error: ") and why in line and "rows" not in line and "line 1" not in line
+
+
+def test_table_numbers_lines_from_one_and_progress_moves_per_small_batch(tmp_path):
+    texts = [
+        f"Line {i} tells that the {('old', 'new', 'red')[i % 3]} ship sailed on day {i % 28 + 1}." for i in range(40)
+    ]
+    src = tmp_path / "many.txt"
+    src.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    table = run("score", str(src), "--format", "table", "--formulas", "fkgl")
+    assert table.returncode == 0, table.stderr
+    head, *rows = table.stdout.splitlines()
+    assert head.split()[:3] == ["line", "arts", "arts_elo"]
+    assert [int(r.split()[0]) for r in rows] == list(range(1, 41))  # 1-based, as the Space
+    assert all(r.endswith(t) for r, t in zip(rows, texts))
+    jsonl = run("score", str(src), "--no-progress", "--formulas", "fkgl")
+    arts = [json.loads(line)["arts"] for line in jsonl.stdout.splitlines()]
+    assert [r.split()[1] for r in rows] == [f"{a:.3f}" for a in arts]
+    # the bar on stderr counts texts as they are scored, not only at the end
+    counts = {int(c) for c in re.findall(r"\b(\d+)/40\b", table.stderr)}
+    assert len(counts - {0, 40}) >= 2, table.stderr[-2000:]

@@ -26,12 +26,14 @@ from arts_metric.pool import load_pool
 from arts_metric.scoring import score_texts
 from arts_metric.systems import SystemComparison, compare_systems, plot_comparison
 from arts_metric.systems.human import correlation_rows
+from arts_metric.systems.ranks import shared_ranks
 from arts_metric.systems.resampling import (
     bootstrap_counts,
     paired_randomization_test,
     percentile_interval,
     resampled_means,
 )
+from arts_metric.systems.result import format_p
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "compare"
@@ -87,7 +89,7 @@ def learned_comparison(bands):
 def test_leaderboard_orders_systems_of_known_difficulty(learned_comparison):
     lb = learned_comparison.leaderboard
     assert LEADERBOARD_COLUMNS <= set(lb.columns) and {"fkgl_mean", "fre_mean", "dale_chall_mean"} <= set(lb.columns)
-    assert list(lb["rank"]) == [1, 2, 3, 4, 5]
+    assert list(lb["rank"]) == [1, 2, 2, 4, 5]  # mid and its identical copy share a place
     assert lb["system"].iloc[0] == "easy" and list(lb["system"].iloc[3:]) == ["hard", "copy"]
     assert set(lb["system"].iloc[1:3]) == {"mid", "mid_copy"}
     assert lb["arts_mean"].is_monotonic_increasing
@@ -97,6 +99,12 @@ def test_leaderboard_orders_systems_of_known_difficulty(learned_comparison):
     assert by.loc["mid", "rating"] == pytest.approx(by.loc["mid_copy", "rating"], abs=1e-6)
     assert by.loc["easy", "win_rate"] < 0.5 < by.loc["copy", "win_rate"]
     assert lb["rating"].mean() == pytest.approx(1200.0)
+    # the simplicity rating reads the other way round: the simplest system has the highest
+    assert list(lb["simplicity_rating"]) == pytest.approx(list(2400.0 - lb["rating"]))
+    assert by.loc["easy", "simplicity_rating"] == lb["simplicity_rating"].max()
+    assert list(lb["judged_simpler"]) == pytest.approx(list(1.0 - lb["win_rate"]))
+    assert (lb["simplicity_rating_low"] <= lb["simplicity_rating"]).all()
+    assert (lb["simplicity_rating"] <= lb["simplicity_rating_high"]).all()
     # the copy baseline is as hard as its sources and gains nothing
     assert by.loc["copy", "arts_delta_mean"] == pytest.approx(0.0, abs=1e-9)
     assert by.loc["easy", "arts_delta_mean"] > by.loc["hard", "arts_delta_mean"] > 0
@@ -222,8 +230,10 @@ def test_to_dir_writes_every_table_and_the_figure(learned_comparison, tmp_path):
 def test_figure_has_the_interval_panels_and_the_heat_map(learned_comparison):
     fig = plot_comparison(learned_comparison)
     titles = [ax.get_title() for ax in fig.axes]
-    assert any("mean ARTS" in t for t in titles) and any("rating" in t for t in titles)
-    assert any("row judged harder" in t for t in titles)
+    assert any("mean ARTS" in t for t in titles) and any("simplicity rating" in t for t in titles)
+    assert any("row judged simpler" in t for t in titles)
+    rating = next(ax for ax in fig.axes if "simplicity rating" in ax.get_title())
+    assert "higher = simpler" in rating.get_xlabel()
 
 
 def test_references_are_ranked_beside_systems(bands):
@@ -463,8 +473,11 @@ def test_arts_compare_on_the_shipped_examples(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("| rank | system |") and len(lines) == 5
-    assert [line.split("|")[2].strip() for line in lines[2:]] == ["strong", "light", "copy"]
+    assert lines[0].startswith("| rank | system |") and "simplicity rating [95% CI]" in lines[0]
+    assert [line.split("|")[2].strip() for line in lines[2:5]] == ["strong", "light", "copy"]
+    assert "higher = simpler" in proc.stdout  # the simplicity rating is explained where it is printed
+    assert (out / "pairwise.md").read_text() in proc.stdout  # the significance table is printed too
+    assert proc.stdout.startswith((out / "leaderboard.md").read_text())
     assert (out / "leaderboard.png").is_file() and (out / "pairwise.csv").is_file()
     lb = pd.read_csv(out / "leaderboard.csv")
     assert lb.set_index("system").loc["copy", "arts_delta_mean"] == pytest.approx(0.0, abs=1e-9)
@@ -539,3 +552,25 @@ def test_human_file_errors_name_the_line(tmp_path, capsys):
         ["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--human", str(human), "--out", str(tmp_path / "o")]
     )
     assert code == 2 and "no score for input(s) [1, 2" in capsys.readouterr().err
+
+
+def test_ranks_are_shared_when_the_tests_cannot_separate_systems():
+    pairwise = pd.DataFrame(
+        {
+            "system_a": ["a", "a", "a", "b", "b", "c"],
+            "system_b": ["b", "c", "d", "c", "d", "d"],
+            "p_value": [0.01, 0.001, 0.0001, 0.13, 0.02, 0.04],
+            "win_rate_p_value": [np.nan] * 6,
+        }
+    )
+    # b and c: p = .13, one place; d is significantly harder than a, b and c
+    assert shared_ranks(["a", "b", "c", "d"], pairwise) == [1, 2, 2, 4]
+    # without the pool view the head-to-head test decides
+    h2h = pairwise.assign(win_rate_p_value=pairwise["p_value"], p_value=np.nan)
+    assert shared_ranks(["a", "b", "c", "d"], h2h) == [1, 2, 2, 4]
+    assert shared_ranks(["a", "b"], pairwise.iloc[:1].assign(p_value=0.5)) == [1, 1]
+
+
+def test_p_values_print_with_the_tests_resolution():
+    assert format_p(1 / 10001) == "< 1e-4"
+    assert format_p(0.0005) == "0.0005" and format_p(0.13) == "0.130" and format_p(float("nan")) == "-"

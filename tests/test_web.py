@@ -855,3 +855,75 @@ def test_host_beyond_loopback_warns(tmp_path):
     assert "warning: --host 0.0.0.0 makes the rating page reachable from other machines" in err
     proc, _ = _start_cli([str(folder), "--port", "0"])
     assert "warning" not in _stop_cli(proc)
+
+
+def _pairwise_server(tmp_path: Path):
+    folder = tmp_path / "build"
+    prepare(folder, [{"id": f"t{i}", "text": t} for i, t in enumerate(TEXTS)], matches_per_text=2, seed=4).close()
+    return folder, _serve(folder)
+
+
+def _history(folder: Path, rater: str) -> list[dict]:
+    with open_store(folder) as store:
+        return store.history(rater)
+
+
+def test_phone_width_stacks_the_two_texts(tmp_path, browser):
+    folder, server = _pairwise_server(tmp_path)
+    try:
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        _open(page, server.link(server.app.new_link("pia")))
+        a, b = page.locator("#text-a").bounding_box(), page.locator("#text-b").bounding_box()
+        for box in (a, b):  # both texts wholly on screen, none starts off to the right
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        assert b["y"] >= a["y"] + a["height"]  # B below A
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+    finally:
+        _stop(server)
+
+
+def test_each_click_is_recorded_once_and_the_last_one_can_be_undone(tmp_path, browser):
+    folder, server = _pairwise_server(tmp_path)
+    try:
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        _open(page, server.link(server.app.new_link("dan")))
+        box = page.locator("#text-a").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        # A double click: the first click decides, its second click lands on the next pair and must not.
+        assert page.locator("#undo").is_hidden()  # nothing to undo yet
+        cdp = ctx.new_cdp_session(page)
+        page.mouse.click(x, y)
+        page.wait_for_selector("#stats[data-done='1']")
+        for kind in ("mousePressed", "mouseReleased"):  # the double click's second click, on the next pair
+            cdp.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 2})
+        page.wait_for_timeout(800)
+        assert len(_history(folder, "human:dan")) == 1
+        # A slow network: clicks while the decision is on its way are not sent again.
+        cdp.send("Network.enable")
+        slow = {"offline": False, "latency": 1500, "downloadThroughput": -1, "uploadThroughput": -1}
+        cdp.send("Network.emulateNetworkConditions", slow)
+        for _ in range(3):
+            page.mouse.click(x, y)
+            page.wait_for_timeout(150)
+        page.wait_for_selector("#stats[data-done='2']", timeout=30_000)
+        page.wait_for_timeout(2000)
+        assert len(_history(folder, "human:dan")) == 2
+        fast = {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+        cdp.send("Network.emulateNetworkConditions", fast)
+        # Undo: the last decision is taken back in the store and its pair is shown again.
+        last = max(m["match"] for m in _history(folder, "human:dan"))
+        page.click("#undo")
+        page.wait_for_selector("#stats[data-done='1']")
+        assert int(page.locator("#text-a").get_attribute("data-match")) == last
+        assert [m["match"] for m in _history(folder, "human:dan")] == [0]
+        page.click("#text-b")  # decided again, the other way
+        page.wait_for_selector("#stats[data-done='2']")
+        row = next(m for m in _history(folder, "human:dan") if m["match"] == last)
+        assert row["harder"] == row["a"]  # B clicked as easier: A is the harder text
+        token = server.app.new_link("eve")
+        status, body, _ = _call(server, "POST", "/api/undo", {}, token=token)
+        assert status == 400 and "nothing to undo" in body["error"]
+    finally:
+        _stop(server)

@@ -245,6 +245,17 @@ class DecisionStore:
             ) from None
         return cur.rowcount == 1
 
+    def undo_last(self, rater: str) -> int | None:
+        """Delete this rater's most recent decision and return its match (None: nothing to undo)."""
+        with self.conn:
+            row = self.conn.execute(
+                "SELECT rowid, match FROM decisions WHERE rater = ? ORDER BY rowid DESC LIMIT 1", (rater,)
+            ).fetchone()
+            if row is None:
+                return None
+            self.conn.execute("DELETE FROM decisions WHERE rowid = ?", (row[0],))
+        return int(row[1])
+
     def forget(self, rater: str, matches: Iterable[int]) -> None:
         """Delete decisions (used to re-ask unusable answers on request)."""
         with self.conn:

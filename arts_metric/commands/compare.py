@@ -27,9 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "reference pool as `arts score` does; per system the mean ARTS (and ARTS delta with --sources) "
             "and formulas with 95% bootstrap intervals over inputs, and a paired randomization test for every "
             "pair. Head-to-head view: for each input the systems' outputs play 'which text is harder?' matches; "
-            "Bradley-Terry ratings on the Elo scale with intervals, and win rates. Higher ARTS, rating and win "
-            "rate = harder. Writes leaderboard.csv/.md/.json, pairwise.csv/.md, win_rates.csv, per_output.csv, "
-            "comparison.json and leaderboard.png to --out, and prints the leaderboard."
+            "Bradley-Terry ratings on the Elo scale with intervals, and win rates. Higher ARTS = harder; in the "
+            "CSV files rating and win_rate are higher = harder, simplicity_rating and judged_simpler higher = "
+            "simpler. Writes leaderboard.csv/.md/.json, pairwise.csv/.md, win_rates.csv, per_output.csv, "
+            "comparison.json and leaderboard.png to --out, and prints the leaderboard and the pairwise tests. "
+            "The leaderboard lists the simplest system first, with a simplicity rating (head-to-head, higher = "
+            "simpler); systems whose difference is not significant share a rank."
         ),
     )
     p.add_argument(
@@ -146,6 +149,20 @@ def read_human_file(path: str, names: list[str], n_inputs: int) -> dict[str, lis
     return out
 
 
+def report(result) -> str:
+    """What ``arts compare`` prints: the leaderboard (simplest first, shared ranks), what its
+    simplicity rating means, and the pairwise significance table, in Markdown."""
+    from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
+
+    return (
+        result.to_markdown()
+        + f"\nSimplest first; systems share a rank when their pairwise test is not significant (p >= {ALPHA:g}); "
+        + SIMPLICITY_NOTE.replace("**", "")
+        + ".\n\nPairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons):\n\n"
+        + result.pairwise_markdown()
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
@@ -186,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         files = result.to_dir(out)
     except (ARTSDataNotFoundError, EndpointError, ValueError, OSError) as exc:
         raise CLIError(str(exc)) from None
-    sys.stdout.write(result.to_markdown())
+    sys.stdout.write(report(result))
     h2h = result.info.get("head_to_head")
     if h2h:
         print(

@@ -21,7 +21,8 @@ from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
 from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows
 
-BATCH = 256
+#: Texts scored per call: small, so that the progress bar moves often (scores do not depend on it).
+BATCH = 8
 #: Flags that become placement_options.
 PLACEMENT_FLAGS = ("budget", "target_width", "level", "opponents", "seed")
 
@@ -193,12 +194,15 @@ def _write(rows: list[dict], args: argparse.Namespace) -> None:
             json.dump(rows, fh, ensure_ascii=False, indent=1)
             fh.write("\n")
         elif fmt == "table":
+            # "line" counts texts from 1, as the Space does (the JSON rows' "index" counts from 0)
             cols = [c for c in rows[0] if c not in ("index", "id", "text", "units")]
+            width = max(4, len(str(len(rows))))
             buf = io.StringIO()
-            buf.write("  ".join(f"{c:>10}" for c in cols) + "  text\n")
+            buf.write(f"{'line':>{width}}  " + "  ".join(f"{c:>10}" for c in cols) + "  text\n")
             for r in rows:
                 text = r["text"] if len(r["text"]) <= 70 else r["text"][:67] + "..."
-                buf.write("  ".join(f"{_fmt(r[c]):>10}" for c in cols) + f"  {text}\n")
+                line = f"{r['index'] + 1:>{width}}  "
+                buf.write(line + "  ".join(f"{_fmt(r[c]):>10}" for c in cols) + f"  {text}\n")
             fh.write(buf.getvalue())
         else:
             for r in rows:

@@ -21,6 +21,7 @@ from arts_metric.systems.head_to_head import Matches
 from arts_metric.systems.human import correlation_rows
 from arts_metric.systems.inputs import Entries, check_entries
 from arts_metric.systems.pool_view import PoolScores
+from arts_metric.systems.ranks import ALPHA, shared_ranks, simplicity_columns
 from arts_metric.systems.resampling import (
     DEFAULT_LEVEL,
     DEFAULT_PERMUTATIONS,
@@ -185,11 +186,14 @@ def compare_systems(
         "p_value": f"paired approximate randomization over inputs ({n_permutations} sign flips, exact when "
         "2^n is smaller), two-sided, on the difference in mean arts",
         "win_rate_p_value": "the same test on P(a judged harder) - 0.5 per input",
+        "rank": f"1 + the systems significantly simpler (p < {ALPHA:g}); systems the tests cannot separate share "
+        "a rank",
     }
 
     leaderboard = _leaderboard(entries, scores, matches, counts, level, prior_sd)
     order = list(leaderboard["system"])
     pairwise = _pairwise(order, names, scores, matches, counts, level, n_permutations, seed)
+    leaderboard["rank"] = shared_ranks(order, pairwise)
     win = matches.win_rates() if matches is not None else np.full((k, k), np.nan)
     win_rates = pd.DataFrame(win, index=names, columns=names).loc[order, order]
     per_output = _per_output(entries, scores)
@@ -240,6 +244,7 @@ def _leaderboard(
             head_to_head.rate(matches, counts, prior_sd=prior_sd), level
         )
         table["win_rate"] = matches.overall_win_rate()
+    table.update(simplicity_columns(table["rating"], table["rating_low"], table["rating_high"], table["win_rate"]))
     if entries.has_human:
         table["human_mean"] = np.array([np.nan if h is None else float(np.mean(h)) for h in entries.human])
     df = pd.DataFrame(table)
@@ -261,6 +266,10 @@ def _leaderboard(
         "rating_low",
         "rating_high",
         "win_rate",
+        "simplicity_rating",
+        "simplicity_rating_low",
+        "simplicity_rating_high",
+        "judged_simpler",
     ]
     df = df[first + [c for c in df.columns if c not in first]]
     key = "arts_mean" if df["arts_mean"].notna().any() else "rating"

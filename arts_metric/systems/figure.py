@@ -2,9 +2,10 @@
 (no pyplot state: safe in a web app's worker threads).
 
 Panels, left to right, as the views allow: mean ARTS per system with its 95%
-interval (pool view), Bradley-Terry ratings with intervals (head-to-head), and
-the head-to-head win-rate heat map (share of matches in which the row
-system's output was judged harder than the column system's). Systems are in
+interval (pool view), the simplicity rating with intervals (head-to-head Bradley-Terry, higher = simpler), and
+the head-to-head heat map (share of matches in which the row system's output
+was judged simpler than the column system's). Every panel reads higher = simpler
+except mean ARTS (higher = harder, the metric's own scale). Systems are in
 leaderboard order, simplest at the top.
 """
 
@@ -54,7 +55,7 @@ def plot_comparison(comparison: _Comparison) -> Figure:
     panels = []
     if lb["arts_mean"].notna().any():
         panels.append("arts")
-    if lb["rating"].notna().any():
+    if lb["simplicity_rating"].notna().any():
         panels.append("rating")
     wr = comparison.win_rates
     if len(wr) >= 2 and np.isfinite(wr.to_numpy(float)).any():
@@ -68,11 +69,13 @@ def plot_comparison(comparison: _Comparison) -> Figure:
         if panel == "arts":
             _interval_panel(ax, lb, "arts_mean", f"mean ARTS ({pct} CI)", "ARTS (higher = harder)")
         elif panel == "rating":
-            _interval_panel(ax, lb, "rating", f"head-to-head rating ({pct} CI)", "Elo points (higher = harder)")
+            _interval_panel(
+                ax, lb, "simplicity_rating", f"simplicity rating ({pct} CI)", "Elo points (higher = simpler)"
+            )
         else:
             order = list(lb["system"])
-            m = wr.loc[order, order].to_numpy(float)
-            im = ax.imshow(m, cmap="RdBu_r", vmin=0.0, vmax=1.0)
+            m = 1.0 - wr.loc[order, order].to_numpy(float)
+            im = ax.imshow(m, cmap="RdBu", vmin=0.0, vmax=1.0)
             ax.set_xticks(range(n))
             ax.set_xticklabels(order, rotation=45, ha="right")
             ax.set_yticks(range(n))
@@ -89,7 +92,7 @@ def plot_comparison(comparison: _Comparison) -> Figure:
                             fontsize=8,
                             color="white" if abs(m[i, j] - 0.5) > 0.3 else "black",
                         )
-            ax.set_title("row judged harder than column")
+            ax.set_title("row judged simpler than column")
             fig.colorbar(im, ax=ax, shrink=0.8)
     if not panels:
         axes[0].text(0.5, 0.5, "nothing to draw", ha="center", va="center")

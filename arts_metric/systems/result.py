@@ -19,7 +19,7 @@ _MD_INTERVALS = (
     ("arts_mean", "ARTS mean [95% CI]"),
     ("arts_delta_mean", "ARTS delta [95% CI]"),
     ("p_output_easier_mean", "P(easier than source) [95% CI]"),
-    ("rating", "rating [95% CI]"),
+    ("simplicity_rating", "simplicity rating [95% CI]"),
 )
 
 
@@ -45,10 +45,14 @@ def _num(value: Any, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def _p(value: Any) -> str:
+def format_p(value: Any) -> str:
+    """A p-value as printed: three decimals, four below 0.001, ``< 1e-4`` below that (the
+    randomization test's resolution)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    return f"{value:.1e}" if value < 0.001 else f"{value:.3f}"
+    if value < 1e-4:
+        return "< 1e-4"
+    return f"{value:.4f}" if value < 0.001 else f"{value:.3f}"
 
 
 def markdown_table(head: list[str], rows: list[list[str]]) -> str:
@@ -67,14 +71,17 @@ class SystemComparison:
     **higher = harder**; ``arts_delta`` is positive when outputs are easier than
     their sources; ``win_rate`` is the share of head-to-head matches in which a
     system's output was judged the **harder** one (ARTS: the winner of a match is
-    the harder text), so a simpler system has a lower win rate.
+    the harder text), so a simpler system has a lower win rate. For reading as a
+    leaderboard, ``simplicity_rating`` (2400 - ``rating``, Elo points) and
+    ``judged_simpler`` (1 - ``win_rate``) are **higher = simpler**, and ``rank`` is
+    shared by systems whose pairwise test is not significant (p >= 0.05).
 
     Attributes
     ----------
     leaderboard : one row per system or reference set, simplest first: ``rank, system,
         kind, n, arts_mean, arts_mean_low, arts_mean_high, arts_delta_mean(_low/_high),
         p_output_easier_mean(_low/_high) (judges with a close-pair method),
-        rating, rating_low, rating_high, win_rate``, each formula's ``<f>_mean(_low/_high)``
+        rating, rating_low, rating_high, win_rate, simplicity_rating(_low/_high), judged_simpler``, each formula's ``<f>_mean(_low/_high)``
         and ``human_mean`` when human scores were given.
     pairwise : one row per pair (``system_a`` simpler in the leaderboard): ``n``,
         ``arts_mean_diff`` (a - b) with its interval, ``p_value`` (paired randomization
@@ -95,7 +102,9 @@ class SystemComparison:
     info: dict[str, Any] = field(default_factory=dict)
 
     def to_markdown(self) -> str:
-        """The leaderboard as a Markdown table (what ``arts compare`` prints)."""
+        """The leaderboard as a Markdown table (what ``arts compare`` prints): simplest first,
+        ranks shared where the pairwise tests cannot separate systems, the simplicity rating
+        (higher = simpler, see :data:`~arts_metric.systems.ranks.SIMPLICITY_NOTE`)."""
         lb = self.leaderboard
         formulas = [
             c[: -len("_mean")]
@@ -104,23 +113,27 @@ class SystemComparison:
         ]
         shown = [(c, h) for c, h in _MD_INTERVALS if lb[c].notna().any()]
         head = ["rank", "system", "n"] + [h for _, h in shown]
-        if lb["win_rate"].notna().any():
-            head.append("win rate")
+        if lb["judged_simpler"].notna().any():
+            head.append("judged simpler")
         head += formulas + (["human"] if "human_mean" in lb else [])
+        if "meaning_kept" in lb:
+            head.append("meaning kept (flagged)")
         rows = []
         for r in lb.to_dict("records"):
             name = r["system"] + (" (ref)" if r["kind"] == "reference" else "")
             cells = [str(r["rank"]), name, str(r["n"])]
             for col, _ in shown:
-                digits = 0 if col == "rating" else 3
+                digits = 0 if col == "simplicity_rating" else 3
                 cells.append(
                     f"{_num(r[col], digits)} [{_num(r[col + '_low'], digits)}, {_num(r[col + '_high'], digits)}]"
                 )
-            if lb["win_rate"].notna().any():
-                cells.append(_num(r["win_rate"], 3))
+            if lb["judged_simpler"].notna().any():
+                cells.append(_num(r["judged_simpler"], 3))
             cells += [_num(r[f"{f}_mean"], 2) for f in formulas]
             if "human_mean" in lb:
                 cells.append(_num(r["human_mean"], 3))
+            if "meaning_kept" in lb:
+                cells.append(f"{_num(r['meaning_kept'], 2)} ({r['meaning_flagged']})")
             rows.append(cells)
         return markdown_table(head, rows)
 
@@ -132,7 +145,7 @@ class SystemComparison:
             "ARTS diff a-b [95% CI]",
             "p",
             "matches",
-            "a judged harder",
+            "a judged simpler",
             "p (head-to-head)",
         ]
         rows = []
@@ -142,10 +155,10 @@ class SystemComparison:
                     r["system_a"],
                     r["system_b"],
                     f"{_num(r['arts_mean_diff'], 3)} [{_num(r['arts_mean_diff_low'], 3)}, {_num(r['arts_mean_diff_high'], 3)}]",
-                    _p(r["p_value"]),
+                    format_p(r["p_value"]),
                     str(r["matches"]),
-                    _num(r["win_rate_a"], 3),
-                    _p(r["win_rate_p_value"]),
+                    _num(1.0 - r["win_rate_a"], 3),
+                    format_p(r["win_rate_p_value"]),
                 ]
             )
         return markdown_table(head, rows)

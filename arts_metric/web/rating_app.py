@@ -168,6 +168,18 @@ class RatingApp:
             recorded = self.store.record(rid, m, harder, None, elapsed_s)
         return {"recorded": recorded, **self.next(rid)}
 
+    def undo(self, body: dict) -> dict:
+        """Take back the rater's last decision: the pair is asked again next (pairwise mode)."""
+        if self.rank:
+            raise ValueError("undo takes back a pairwise decision; this server runs in rank-rate mode")
+        rid = rater_id(guard.str_field(body, "rater").removeprefix(f"{HUMAN_PREFIX}:"))
+        with self.lock:
+            self._known(rid)
+            match = self.store.undo_last(rid)
+            if match is None:
+                raise ValueError("nothing to undo: no decision is stored yet")
+            return {"undone": match, **self.next(rid)}
+
     def rank_submit(self, body: dict) -> dict:
         if not self.rank:
             raise ValueError("this server runs in pairwise mode; rank-and-rate needs --mode rank-rate")

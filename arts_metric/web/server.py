@@ -24,6 +24,7 @@ answered 413 unread, then the connection is drained and closed.
 | ``GET /api/next`` | rater (own), coordinator (``?rater=``) | progress and the next pair (or batch in rank-and-rate mode) |
 | ``POST /api/decide {"match", "clicked", "elapsed_ms"}`` | rater | the rater clicked the *easier* text; the other one is stored as ``harder`` |
 | ``POST /api/rank {"batch", "order", "cefr", "elapsed_ms"}`` | rater | rank-and-rate: order easiest first, a CEFR level per text |
+| ``POST /api/undo {}`` | rater | take back the last pairwise decision; answers the next pair (the same one again) |
 | ``GET /api/history`` | rater (own), coordinator (``?rater=``) | the history in the ARTS format (JSON lines download) |
 | ``GET /api/progress`` | coordinator | every human rater's progress and number of valid links |
 | ``POST /api/links {"name"}`` / ``/api/revoke {"name"}`` | coordinator | a new personal link for a rater / end all of theirs |
@@ -249,6 +250,10 @@ class _Handler(BaseHTTPRequestHandler):
         rid = _acting_rater(grant, body.get("rater"))
         self._json(self.server.app.decide({**body, "rater": rid}))
 
+    def _undo(self, grant: Grant, body: dict) -> None:
+        rid = _acting_rater(grant, body.get("rater"))
+        self._json(self.server.app.undo({**body, "rater": rid}))
+
     def _rank(self, grant: Grant, body: dict) -> None:
         rid = _acting_rater(grant, body.get("rater"))
         self._json(self.server.app.rank_submit({**body, "rater": rid}))
@@ -275,6 +280,7 @@ _POST_ROUTES: dict[str, _Route] = {
     "/api/login": ((SIGNUP, RATER), _Handler._login),
     "/api/decide": ((RATER,), _Handler._decide),
     "/api/rank": ((RATER,), _Handler._rank),
+    "/api/undo": ((RATER,), _Handler._undo),
     "/api/links": ((COORDINATOR,), _Handler._links),
     "/api/revoke": ((COORDINATOR,), _Handler._revoke),
 }

@@ -67,6 +67,7 @@ function renderProgress(p) {
 function render(p) {
   renderProgress(p);
   setError("");
+  $("undo").hidden = !(state.config.mode === "pairwise" && p.done > 0);
   if (p.finished) { state.current = null; show("done-view"); return; }
   state.shownAt = performance.now();
   if (state.config.mode === "rank-rate") return renderBatch(p.batch);
@@ -82,8 +83,10 @@ function render(p) {
   show("pair-view");
 }
 
-async function choose(side) {
-  if (state.busy || !state.current) return;
+// One decision per click: a click while the last one is on its way is ignored, and so is the
+// second click of a double click (event.detail > 1), which would land on the next pair.
+async function choose(side, ev) {
+  if (state.busy || !state.current || (ev && ev.detail > 1)) return;
   state.busy = true;
   $("text-a").disabled = $("text-b").disabled = true;
   const m = state.current;
@@ -99,6 +102,20 @@ async function choose(side) {
     $("text-a").disabled = $("text-b").disabled = false;
   } finally {
     state.busy = false;
+  }
+}
+
+async function undo() {
+  if (state.busy) return;
+  state.busy = true;
+  $("undo").disabled = true;
+  try {
+    render(await api("/api/undo", { rater: state.rater }));
+  } catch (e) {
+    setError(e.message);
+  } finally {
+    state.busy = false;
+    $("undo").disabled = false;
   }
 }
 
@@ -247,8 +264,9 @@ async function main() {
   $("title").textContent = state.config.title;
   $("instruction").textContent = state.config.instruction;
   renderGuideline(state.config.guideline);
-  $("text-a").addEventListener("click", () => choose("a"));
-  $("text-b").addEventListener("click", () => choose("b"));
+  $("text-a").addEventListener("click", (ev) => choose("a", ev));
+  $("text-b").addEventListener("click", (ev) => choose("b", ev));
+  $("undo").addEventListener("click", undo);
   $("rank-reset").addEventListener("click", () => renderBatch(state.current));
   $("rank-submit").addEventListener("click", submitBatch);
   $("save-history").addEventListener("click", () => downloadHistory(state.rater, $("rater-name").textContent)
