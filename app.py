@@ -57,7 +57,7 @@ from arts_metric.pool import load_pool
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.scoring import score_texts
 from arts_metric.systems import VIEWS, compare_systems
-from arts_metric.systems.meaning import MEANING_NOTE, meaning_kept
+from arts_metric.systems.meaning import MEANING_NOTE, SIMPLICITY_ONLY, meaning_kept
 from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
 from arts_metric.textio import decode_text, read_texts
 
@@ -728,7 +728,8 @@ def build_app() -> gr.Blocks:
                     "Upload the inputs (sources) and one file per system with its outputs, one per line in "
                     "input order (.txt; or .csv/.jsonl with a `text` column). Each system's outputs are placed "
                     "in the pool (*pool view*) and play head-to-head matches against the other systems' outputs "
-                    "of the same input (*head-to-head view*)."
+                    "of the same input (*head-to-head view*).\n\n"
+                    f"**Simplicity is half the story.** {SIMPLICITY_ONLY}."
                 )
                 with gr.Row():
                     sources_file = gr.File(

@@ -482,6 +482,7 @@ def test_arts_compare_on_the_shipped_examples(tmp_path):
     lb = pd.read_csv(out / "leaderboard.csv")
     assert lb.set_index("system").loc["copy", "arts_delta_mean"] == pytest.approx(0.0, abs=1e-9)
     assert "24 of 24 matches decided" in proc.stderr
+    assert "report a meaning metric" in proc.stderr  # simplicity is not the whole verdict
     # the "Rank systems" guide shows what this command prints
     guide = (ROOT / "docs" / "guides" / "rank-systems.md").read_text(encoding="utf-8")
     assert proc.stdout in guide and (out / "pairwise.md").read_text() in guide

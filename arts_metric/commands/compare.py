@@ -167,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
     from arts_metric.systems import compare_systems
+    from arts_metric.systems.meaning import SIMPLICITY_ONLY
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -212,5 +213,6 @@ def run(args: argparse.Namespace) -> int:
             f"{h2h['requests']} requests",
             file=sys.stderr,
         )
+    print(f"note: {SIMPLICITY_ONLY}.", file=sys.stderr)
     print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
     return 0

@@ -19,6 +19,12 @@ import pandas as pd
 FLAG_BELOW = 0.5
 
 #: The caveat shown with the column.
+SIMPLICITY_ONLY = (
+    "ARTS measures how simple outputs are, not whether they keep their sources' meaning: a system that cuts "
+    "its sources short can rank as simple as a good one, so report a meaning metric (e.g. BERTScore against "
+    "the sources, or SARI with references) beside it"
+)
+
 MEANING_NOTE = (
     f"meaning kept: cosine similarity of each output to its source (MiniLM sentence embeddings, 1 = same "
     f"meaning, about 0 = unrelated), mean per system; in brackets the outputs below {FLAG_BELOW:g}, which may "
