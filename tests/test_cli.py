@@ -256,3 +256,28 @@ def test_build_out_on_a_file_and_too_many_matches_per_text_are_one_line(tmp_path
     )
     assert "5 matches per text is more than 5 texts allow" in line and "the maximum is 4 for 5 texts" in line
     assert not (tmp_path / "new").exists()  # refused before anything was created
+
+
+def test_an_unknown_out_type_is_refused_before_any_scoring(tmp_path):
+    """`--out x.xlsx` used to exit 0 with JSON lines written into x.xlsx."""
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(TEXTS) + "\n")
+    # a judge nobody listens on: reaching the scoring would be a different error
+    judge = ("--judge", "openai:m@http://127.0.0.1:9/v1?max_retries=0", "--pool", "arts94")
+    for name in ("x.xlsx", "x.txt", "x.JSONL.gz"):
+        out = tmp_path / name
+        line = _one_error_line(run("score", str(src), "--out", str(out), "--no-progress", *judge))
+        suffix = out.suffix
+        assert line.startswith(f"arts score: error: --out {out}: unknown output type {suffix!r}"), line
+        assert ".jsonl, .json, .csv" in line
+        assert not out.exists()
+
+
+def test_a_jsonl_row_without_the_field_lists_the_fields_found(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": 1, "sentence": TEXTS[0]}) + "\n")
+    line = _one_error_line(run("score", str(src), "--no-progress"))
+    assert line == (
+        f"arts score: error: {src} line 1: no 'text' field (fields found: 'id', 'sentence'; "
+        "choose the text's field with --field)"
+    ), line
