@@ -171,9 +171,6 @@ def _refuse(names, method):
     """ValueError for arguments ``method`` does not take, naming what to give instead."""
     wrong = sorted(names)
     hints = [f"{SINGULAR[n]}= (a list), not {n}=" for n in wrong if n in SINGULAR and method != "add"]
-    hints += [
-        f"{n[:-1]}= (one item), not {n}=" for n in wrong if n in ("predictions", "references") and method == "add"
-    ]
     if hints:
         raise ValueError(f"{method}() takes {'; '.join(hints)}")
     later = [n for n in wrong if n in LOAD_SETTINGS or n in COMPUTE_ONLY]
@@ -202,7 +199,7 @@ def _check_inputs(columns, start):
         if name == "references":
             refs = []
             for i, item in enumerate(values):
-                item = [item] if isinstance(item, str) else item
+                item = [item] if isinstance(item, str) else item.tolist() if hasattr(item, "tolist") else item
                 if not isinstance(item, (list, tuple)) or not item:
                     raise ValueError(f"references[{start + i}] must be a non-empty list of strings, got {item!r:.60}")
                 refs.append(
