@@ -24,9 +24,12 @@ What this script uses of ``evaluate``, and why:
   then called: every input is checked (messages name the item, and the singular
   or plural name the user should have given), the singular ``source=`` of
   ``add`` is accepted, absent inputs are filled with None for the one schema,
-  and ``compute`` takes settings and inputs given after streaming. Everything
-  that can be checked is checked before evaluate reads the added examples, so a
-  bad input or setting leaves them in place for the next ``compute()``.
+  and ``compute`` takes settings and inputs given after streaming. A bad
+  setting of ``compute()`` is refused before evaluate reads the added examples,
+  which stay for the next call; a ``compute()`` that fails on the examples
+  themselves (an empty text) consumes them, as in every ``evaluate`` module, so
+  the next call starts afresh. Dropping evaluate's cache file at that point would
+  take its private attributes; it stays in evaluate's metrics cache folder.
 - Public attributes read: ``num_process`` and ``process_id`` (the constructor's
   arguments) and ``len(self)`` (the examples added), to name the process whose
   inputs differ in a distributed run.
@@ -275,7 +278,6 @@ class ARTS(evaluate.Metric):
         self.defaults = ScoringConfig.from_settings(settings)
         self._prepared = None  # the defaults with the judge and pool built, once loaded
         self._stream = None  # the inputs of the examples added since the last compute()
-        self._blank = []  # (label, text) of the empty texts added since then
         super().__init__(config_name=config_name, **kwargs)
 
     def _info(self):
@@ -303,7 +305,7 @@ class ARTS(evaluate.Metric):
         inputs must stay the same from one add/add_batch call to the next."""
         start = len(self)
         if start == 0:
-            self._stream, self._blank = None, []
+            self._stream = None
         batch = _check_inputs(columns, start)
         names = sorted(batch)
         if self._stream is not None and names != self._stream:
@@ -312,8 +314,6 @@ class ARTS(evaluate.Metric):
                 "give the same inputs to every add/add_batch call"
             )
         self._stream = names
-        for name in ("predictions", "sources"):
-            self._blank += [(f"{name}[{start + i}]", t) for i, t in enumerate(batch.get(name, ())) if not t.strip()]
         n = len(batch["predictions"])
         return {name: batch.get(name, [None] * n) for name in INPUTS}
 
@@ -359,9 +359,6 @@ class ARTS(evaluate.Metric):
                 if value is not None and name in self._stream:
                     raise ValueError(f"{name} were already added with add()/add_batch(); do not give them again")
             _check_inputs({"predictions": [""] * n, **late}, 0)
-            if kwargs.get("empty", self.empty) == "error":
-                for label, text in self._blank:
-                    check_text(text, label)
             kwargs["_late"] = {name: value for name, value in late.items() if value is not None}
             inputs = {}
         else:
@@ -374,7 +371,7 @@ class ARTS(evaluate.Metric):
             return super().compute(**inputs, **kwargs)
         finally:
             if len(self) == 0:  # evaluate has read the added examples: the stream starts afresh
-                self._stream, self._blank = None, []
+                self._stream = None
 
     def _check_settings(self, kwargs):
         """Every setting of a compute() call, checked before evaluate reads the added examples."""
