@@ -37,6 +37,28 @@ _LAZY = {
 __all__ = ["__version__", *_LAZY]
 
 
+def _check_registration() -> None:
+    """Warn once, at import, when ``evaluate.load("arts")`` would not find this package's
+    metric; silent when it would, when the ``arts`` command runs (its help says what to
+    do) and when ``evaluate`` itself is loading the module script (it found it)."""
+    import os
+    import sys
+
+    if os.path.basename(sys.argv[0] if sys.argv else "") in ("arts", "arts.exe", "-m"):
+        return
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("evaluate_modules."):
+            return
+        frame = frame.f_back
+    from arts_metric.registry import warn_if_unregistered
+
+    warn_if_unregistered()
+
+
+_check_registration()
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:

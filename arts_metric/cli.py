@@ -24,10 +24,21 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
+def _registration_line() -> str:
+    """Whether ``evaluate.load("arts")`` finds this package's metric, and the one step if not."""
+    from arts_metric.registry import registration_problem
+
+    problem = registration_problem()
+    if problem is None:
+        return 'evaluate.load("arts") finds this metric (`arts register` has been run).'
+    return f"First step after installing: {problem}."
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arts",
         description="ARTS: Assessing Readability & Text Simplicity (higher score = harder text).",
+        epilog=_registration_line(),
     )
     parser.add_argument("--version", action="version", version=f"arts-metric {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

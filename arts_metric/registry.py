@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -25,10 +26,53 @@ def module_script_path() -> Path:
     return Path(str(resources.files("arts_metric") / "evaluate_module" / "arts.py"))
 
 
-def _modules_root() -> Path:
-    from evaluate import config
+#: The one step that makes ``evaluate.load("arts")`` find this package's metric.
+REGISTER_STEP = "`arts register` (or `python -m arts_metric register`)"
 
-    return Path(os.environ.get("HF_MODULES_CACHE", config.HF_MODULES_CACHE)) / "evaluate_modules"
+
+class NotRegisteredWarning(UserWarning):
+    """``evaluate.load("arts")`` will not find the metric (or finds an older copy) until ``arts register``."""
+
+
+def _modules_root() -> Path:
+    """``$HF_MODULES_CACHE/evaluate_modules``, worked out as ``evaluate.config`` does, without importing it."""
+    config = sys.modules.get("evaluate.config")
+    if config is not None:
+        return Path(config.HF_MODULES_CACHE) / "evaluate_modules"
+    xdg = os.getenv("XDG_CACHE_HOME", "~/.cache")
+    home = os.path.expanduser(os.getenv("HF_HOME", os.path.join(xdg, "huggingface")))
+    return Path(os.getenv("HF_MODULES_CACHE", os.path.join(home, "modules"))) / "evaluate_modules"
+
+
+def registered_script(name: str = MODULE_NAME, modules_root: str | os.PathLike | None = None) -> Path | None:
+    """The cached module script that ``evaluate.load(name)`` falls back to (the newest), or None."""
+    cached = (Path(modules_root) if modules_root else _modules_root()) / "metrics" / f"evaluate-metric--{name}"
+    try:
+        scripts = [p / f"{name}.py" for p in cached.iterdir() if len(p.name) == 64 and (p / f"{name}.py").is_file()]
+    except OSError:
+        return None
+    return max(scripts, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def registration_problem(modules_root: str | os.PathLike | None = None) -> str | None:
+    """What is wrong with the registration (a sentence for the user), or None when
+    ``evaluate.load("arts")`` resolves to this package's module script. Reads two small
+    files; imports nothing and touches no network."""
+    found = registered_script(MODULE_NAME, modules_root)
+    if found is None:
+        return f'evaluate.load("arts") cannot find ARTS until it is registered: run {REGISTER_STEP} once'
+    if found.read_bytes() != module_script_path().read_bytes():
+        return f'evaluate.load("arts") would load an older ARTS module script ({found}): run {REGISTER_STEP} again'
+    return None
+
+
+def warn_if_unregistered() -> None:
+    """A :class:`NotRegisteredWarning` (at the importer's line) if :func:`registration_problem` finds one."""
+    problem = registration_problem()
+    if problem is not None:
+        from arts_metric.userwarnings import warn
+
+        warn(problem, NotRegisteredWarning)
 
 
 def register(modules_root: str | os.PathLike | None = None) -> Path:

@@ -44,6 +44,7 @@ from arts_metric.judges import Judge
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
 from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
+from arts_metric.userwarnings import warn as warn_user
 
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
@@ -143,12 +144,10 @@ def _warn_formulas(
             if i not in blank[name] and any(np.isnan(values[f][name][i]) for f in formula_names)
         ]
         if undefined:
-            warnings.warn(
+            warn_user(
                 f"readability formulas are undefined on {_named(undefined, name)} (no word in Latin script: "
                 f"punctuation, emoji, digits or another script only): {', '.join(formula_names)} are None there; "
-                "ARTS scores them",
-                UserWarning,
-                stacklevel=3,
+                "ARTS scores them"
             )
     # Texts without a letter (already warned about above) say nothing about the language.
     texts = [
@@ -159,11 +158,9 @@ def _warn_formulas(
     ]
     foreign = sum(not looks_english(t) for t in texts)
     if texts and foreign > len(texts) / 2:
-        warnings.warn(
+        warn_user(
             f"{foreign} of {len(texts)} texts do not look English: {', '.join(formula_names)} are English formulas "
-            "and mean little on other languages (ARTS's pools and learned judge are English too)",
-            UserWarning,
-            stacklevel=3,
+            "and mean little on other languages (ARTS's pools and learned judge are English too)"
         )
 
 
@@ -283,7 +280,7 @@ def score_texts(
         result["n_empty"] = len(blank["predictions"])
         if blank_all:
             named = "; ".join(_named(sorted(blank[name]), name) for name in groups if blank[name])
-            warnings.warn(f"empty texts scored as arts 0.0: {named}", UserWarning, stacklevel=2)
+            warn_user(f"empty texts scored as arts 0.0: {named}")
 
     if sources is not None:
         src_arts, pred_arts = part(arts, "sources"), part(arts, "predictions")

@@ -102,13 +102,21 @@ def read_texts(path: str | os.PathLike, text_column: str = "text") -> list[str]:
     """
     texts = []
     for label, row in read_labelled_rows(path, text_column):
-        text = row.get(text_column)
+        if text_column not in row:
+            raise ValueError(missing_field(label, text_column, row))
+        text = row[text_column]
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"{label}: the text is empty, missing or not a string ({text!r:.40})")
         texts.append(text)
     if not texts:
         raise ValueError(f"{path} has no texts")
     return texts
+
+
+def missing_field(label: str, field: str, row: dict, hint: str = "") -> str:
+    """The message for a row without ``field``, listing the fields it has (and ``hint``)."""
+    found = ", ".join(map(repr, row)) if row else "none"
+    return f"{label}: no {field!r} field (fields found: {found}{'; ' + hint if hint else ''})"
 
 
 def _require_column(df, name: str, text_column: str) -> None:

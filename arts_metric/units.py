@@ -28,7 +28,6 @@ an unusable answer) gets NaN and is counted as incomplete; a rerun completes it.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,6 +40,7 @@ from arts_metric.judges import PointwiseJudge
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
 from arts_metric.segment import chunk_text, sentence_units
+from arts_metric.userwarnings import warn as warn_user
 
 
 @dataclass(frozen=True)
@@ -83,10 +83,9 @@ def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: s
         cut = []
         for u in units:
             if len(u) > max_chars:
-                warnings.warn(
+                warn_user(
                     f"{label}[{i}]: a unit of {len(u)} characters was cut to {max_chars} for the judge "
-                    "(the formulas still see the whole text)",
-                    stacklevel=3,
+                    "(the formulas still see the whole text)"
                 )
                 u = u[:max_chars]
             cut.append(u)

@@ -292,3 +292,28 @@ def test_table_numbers_lines_from_one_and_progress_moves_per_small_batch(tmp_pat
     # the bar on stderr counts texts as they are scored, not only at the end
     counts = {int(c) for c in re.findall(r"\b(\d+)/40\b", table.stderr)}
     assert len(counts - {0, 40}) >= 2, table.stderr[-2000:]
+
+
+def test_an_unknown_out_type_is_refused_before_any_scoring(tmp_path):
+    """`--out x.xlsx` used to exit 0 with JSON lines written into x.xlsx."""
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(TEXTS) + "\n")
+    # a judge nobody listens on: reaching the scoring would be a different error
+    judge = ("--judge", "openai:m@http://127.0.0.1:9/v1?max_retries=0", "--pool", "arts94")
+    for name in ("x.xlsx", "x.txt", "x.JSONL.gz"):
+        out = tmp_path / name
+        line = _one_error_line(run("score", str(src), "--out", str(out), "--no-progress", *judge))
+        suffix = out.suffix
+        assert line.startswith(f"arts score: error: --out {out}: unknown output type {suffix!r}"), line
+        assert ".jsonl, .json, .csv" in line
+        assert not out.exists()
+
+
+def test_a_jsonl_row_without_the_field_lists_the_fields_found(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": 1, "sentence": TEXTS[0]}) + "\n")
+    line = _one_error_line(run("score", str(src), "--no-progress"))
+    assert line == (
+        f"arts score: error: {src} line 1: no 'text' field (fields found: 'id', 'sentence'; "
+        "choose the text's field with --field)"
+    ), line

@@ -91,3 +91,12 @@ def test_read_texts_names_the_row_without_text_and_refuses_a_file_without_texts(
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(ValueError, match="has no texts"):
         read_texts(empty)
+
+
+def test_a_row_without_the_text_field_lists_the_fields_found(tmp_path):
+    from arts_metric.textio import read_texts
+
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"text": "Fine."}) + "\n" + json.dumps({"body": "x", "id": 2}) + "\n")
+    with pytest.raises(ValueError, match=r"d\.jsonl line 2: no 'text' field \(fields found: 'body', 'id'\)$"):
+        read_texts(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
-from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows
+from arts_metric.textio import decode_text, labelled_lines, missing_field, read_labelled_rows
 
 #: Texts scored per call: small, so that the progress bar moves often (scores do not depend on it).
 BATCH = 8
@@ -36,7 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "when every line starts with '{'). Writes one JSON object (or CSV row) per text.",
     )
     p.add_argument("input", help="a .txt, .jsonl or .csv file, or - for stdin")
-    p.add_argument("--out", "-o", help="output file (.jsonl, .json or .csv; default: JSON lines on stdout)")
+    p.add_argument(
+        "--out",
+        "-o",
+        help="output file (.jsonl, .json or .csv; other suffixes are refused; default: JSON lines on stdout)",
+    )
     p.add_argument("--field", default="text", help="name of the text field in .jsonl/.csv input (default: text)")
     add_setting_flags(p)
     p.add_argument(
@@ -73,7 +77,7 @@ def _collect(args: argparse.Namespace) -> tuple[list[str], list[str], list[dict]
     labels, texts, rows = [], [], []
     for label, row in _read_rows(args.input, args.field):
         if args.field not in row:
-            raise CLIError(f"{label}: no '{args.field}' field")
+            raise CLIError(missing_field(label, args.field, row, "choose the text's field with --field"))
         text = row[args.field]
         if not isinstance(text, str) or not text.strip():
             raise CLIError(f"{label}: the text is empty, missing or not a string ({text!r:.40})")
@@ -85,10 +89,19 @@ def _collect(args: argparse.Namespace) -> tuple[list[str], list[str], list[dict]
     return labels, texts, rows
 
 
+#: ``--out`` suffixes and the format written.
+OUT_FORMATS = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
+
+
 def check_out(path: str) -> None:
     """CLIError unless ``--out`` can be written: an existing folder, a missing parent folder, a file or
     device that refuses writes (``/dev/full``). Checked before any scoring; changes no file's content."""
     out = Path(path)
+    if out.suffix and out.suffix.lower() not in OUT_FORMATS:
+        raise CLIError(
+            f"--out {path}: unknown output type {out.suffix!r}; give a file name ending in "
+            f"{', '.join(OUT_FORMATS)} (a name without a suffix gets JSON lines)"
+        )
     if out.is_dir():
         raise CLIError(f"--out {path} is a folder; give a file name (.jsonl, .json or .csv)")
     parent = out.parent
@@ -180,7 +193,7 @@ def _write(rows: list[dict], args: argparse.Namespace) -> None:
     fmt = args.format
     if args.out:
         suffix = Path(args.out).suffix.lower()
-        fmt = {".csv": "csv", ".json": "json"}.get(suffix, "jsonl")
+        fmt = OUT_FORMATS.get(suffix, "jsonl")
         fh = open(args.out, "w", newline="", encoding="utf-8")
     else:
         fh = sys.stdout

@@ -1,41 +1,45 @@
 """ARTS: Assessing Readability & Text Simplicity, as a Hugging Face ``evaluate`` metric.
 
-Needs the ``arts-metric`` package (see its documentation: docs/install.md, "From a wheel"); this
-script is a thin shell around :func:`arts_metric.scoring.score_texts`. Its
-settings (pool, judge, formulas, placement, long texts, ...) and their defaults
-are :class:`arts_metric.config.ScoringConfig`'s, documented from there.
+Needs the ``arts-metric`` package (see its documentation: docs/install.md, "From a wheel"); once
+installed, ``arts register`` makes ``evaluate.load("arts")`` find this script.
+It is a thin shell around :func:`arts_metric.scoring.score_texts`. Its settings
+(pool, judge, formulas, placement, long texts, ...) and their defaults are
+:class:`arts_metric.config.ScoringConfig`'s, documented from there.
 
-Inputs are ``predictions``, optionally with ``sources`` and ``references`` (the
-feature sets below), so they can be streamed with ``add``/``add_batch`` and
-combined with metrics of SARI's signature in ``evaluate.combine``. Settings
-given to ``evaluate.load`` (``evaluate.load("arts", "arts300")`` selects the
-pool by configuration name; ``evaluate.load("arts", judge=..., formulas=...)``)
-become this module's defaults, which ``compute`` arguments override. The
-judge and pool are built when the module is loaded (``_download_and_prepare``).
+Inputs are ``predictions``, optionally with ``sources`` and ``references``: one
+feature schema holds all three, and an input that is not given is stored as
+None and read back as absent, so the inputs stream with ``add``/``add_batch``
+and combine with metrics of SARI's signature in ``evaluate.combine``. Settings
+given to ``evaluate.load`` become this module's defaults, which ``compute``
+arguments override. The judge and pool are built when the module is loaded.
 
-What this script uses of ``evaluate`` beyond ``_info``/``_download_and_prepare``/
-``_compute`` (the three methods ``comet`` overrides), and why:
+What this script uses of ``evaluate``, and why:
 
-- ``__init__``, ``add``, ``add_batch``, ``compute``: settings given to
-  ``evaluate.load`` become defaults, and the singular ``source=`` of ``add`` and
-  every input are checked with messages naming them; each then calls
-  ``evaluate``'s own method.
-- ``_infer_feature_from_batch``, ``_infer_feature_from_example``,
-  ``_feature_names``, ``selected_feature_format`` and ``writer``: the inputs
-  come in three feature sets (predictions; with sources; with references), which
-  ``evaluate`` supports through these hooks; ``_select`` keeps a stream's feature
-  set fixed.
-- ``buf_writer``, ``filelocks``, ``file_paths``, ``cache_file_name``,
-  ``filelock`` and ``data`` (``_discard_added``): after a ``compute()`` that fails
-  on a bad input, the added examples and their cache files are dropped as a
-  successful ``compute()`` drops them, so the next call starts afresh.
-  ``evaluate`` has no public method for this; the attributes are those of
-  ``EvaluationModule`` in every 0.4 release, which is why the dependency is
-  capped below 0.5.
+- ``_info``, ``_download_and_prepare`` and ``_compute``: the hooks every module
+  script fills in (``comet`` overrides the same three).
+- ``__init__``: ``evaluate.load`` hands the configuration name and its keyword
+  arguments to the module's constructor, which is the only place to take
+  load-time settings; it checks them and calls evaluate's own constructor.
+- ``add``, ``add_batch`` and ``compute``: evaluate's public methods, extended and
+  then called: every input is checked (messages name the item, and the singular
+  or plural name the user should have given), the singular ``source=`` of
+  ``add`` is accepted, absent inputs are filled with None for the one schema,
+  and ``compute`` takes settings and inputs given after streaming. A bad
+  setting of ``compute()`` is refused before evaluate reads the added examples,
+  which stay for the next call; a ``compute()`` that fails on the examples
+  themselves (an empty text) consumes them, as in every ``evaluate`` module, so
+  the next call starts afresh. Dropping evaluate's cache file at that point would
+  take its private attributes; it stays in evaluate's metrics cache folder.
+- Public attributes read: ``num_process`` and ``process_id`` (the constructor's
+  arguments) and ``len(self)`` (the examples added), to name the process whose
+  inputs differ in a distributed run.
+- Private: ``evaluate.utils.file_utils.add_start_docstrings``, the decorator of
+  evaluate's own module template, so that ``help()`` shows the arguments below;
+  it is in every 0.4 release. Nothing else: no cache file, lock, writer or
+  feature-inference internals.
 """
 
 import inspect
-import os
 
 import datasets
 import evaluate
@@ -43,7 +47,8 @@ import evaluate
 from arts_metric import __version__ as _ARTS_VERSION
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
-from arts_metric.inputs import check_empty_policy, check_text
+from arts_metric.directions import check_direction
+from arts_metric.inputs import check_empty_policy, check_human_scores, check_text
 from arts_metric.scorer import Scorer
 from arts_metric.scoring import score_texts
 
@@ -86,24 +91,39 @@ Args:
     empty ("error" | "score", default "error"): an empty or whitespace-only
         text is a ValueError naming it, or (with "score") gets `arts` 0.0 and
         None formulas, counted in `n_empty`.
+    corpus_only (bool, default False; True for the configuration "corpus"):
+        return only the corpus-level numbers (see Returns), as evaluate's own
+        metrics do, so that `evaluate.evaluator(..., strategy="bootstrap")` and
+        other pipelines that expect one number per key work.
 """
     + ScoringConfig.docstring()
     + """
 Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
-    "arts94", "arts300", "arts3000" selects the pool; keyword arguments to
-    evaluate.load (pool=, judge=, judge_options=, formulas=, empty=, ...) become
-    the defaults of every compute() call, which may override them.
+    "arts94", "arts300", "arts3000" selects the pool, "corpus" sets
+    corpus_only=True; keyword arguments to evaluate.load (pool=, judge=,
+    judge_options=, formulas=, empty=, corpus_only=, ...) become the defaults of
+    every compute() call, which may override them. `add` takes one example
+    (prediction=, source=, references=); `add_batch` and `compute` take lists
+    (predictions=, sources=, references=), as does `evaluate.combine`'s `add`.
 Returns:
     arts (list of float in [0, 1], higher = harder), arts_elo (list of float,
     unbounded, pool's Elo scale), arts_interval (per text [low, high], 95%),
     arts_mean (float) and arts_mean_interval, fkgl / fre / dale_chall
     (lists; FRE is higher = easier; None where a formula is undefined),
-    n_formula_undefined, units (pieces per text), judge_calls, invalid, judge,
-    pool, placement; with sources: source_arts, source_arts_elo,
+    n_formula_undefined, units (pieces per text), judge_calls (decisions asked
+    of a judge that is asked per decision or per text, such as an LLM: the
+    requests that can cost; 0 for the learned judge, which decides from its
+    own per-text scores), judge_stats (this call's counters; its `calls` counts
+    every text or pair the judge read, pool texts and sentences of long texts
+    included, so it exceeds judge_calls for the learned judge), invalid, judge,
+    pool, placement, arts_signature; with sources: source_arts, source_arts_elo,
     source_<formula>, arts_delta (source_arts - arts: positive = output easier),
     arts_delta_mean, p_output_easier and its mean (learned judge: P(output
     easier than its source) from its close-pair method); with references: reference_arts, reference_arts_mean;
     with human_scores: correlation. Undefined values are None.
+    With corpus_only: only arts_mean and the other `*_mean` values above, and
+    `<formula>_mean` (the mean over the texts where the formula is defined);
+    the signature is left out then (it is text, not a number).
 Examples:
     >>> arts = evaluate.load("arts")
     >>> out = arts.compute(predictions=["The cat sat on the mat.",
@@ -123,25 +143,52 @@ Examples:
 )
 
 _TEXT = datasets.Value("string")
-#: The input sets ``add``/``add_batch``/``compute`` accept, by the inputs they carry.
-FEATURE_SETS = [
-    datasets.Features({"predictions": _TEXT}),
-    datasets.Features({"predictions": _TEXT, "sources": _TEXT}),
-    datasets.Features({"predictions": _TEXT, "references": datasets.Sequence(_TEXT)}),
-    datasets.Features({"predictions": _TEXT, "sources": _TEXT, "references": datasets.Sequence(_TEXT)}),
-]
-INPUTS = ("predictions", "sources", "references")
-#: Configuration names: "default" (the default pool) or a built-in pool.
-CONFIG_NAMES = ("default", *BUILTIN_POOLS)
+#: Every input in one schema; an input that is not given is stored as None. Sources are
+#: "large_string" because evaluate's type check refuses None for a "string" value;
+#: every text is checked here before evaluate stores it.
+FEATURES = datasets.Features(
+    {"predictions": _TEXT, "sources": datasets.Value("large_string"), "references": datasets.Sequence(_TEXT)}
+)
+INPUTS = tuple(FEATURES)
+#: The singular names (as evaluate's ``add(prediction=, reference=)``) and their plurals.
+SINGULAR = {"prediction": "predictions", "source": "sources", "reference": "references"}
+#: Configuration names: "default" (the default pool), a built-in pool, or "corpus".
+CORPUS_CONFIG = "corpus"
+CONFIG_NAMES = ("default", *BUILTIN_POOLS, CORPUS_CONFIG)
+#: Settings of this module beside ScoringConfig's (they shape the result, not the scores).
+MODULE_SETTINGS = ("empty", "corpus_only")
 #: Settings ``evaluate.load`` may give beside evaluate's own arguments.
-LOAD_SETTINGS = (*ScoringConfig.names(), "empty")
+LOAD_SETTINGS = (*ScoringConfig.names(), *MODULE_SETTINGS)
+#: compute() arguments that are neither inputs nor settings.
+COMPUTE_ONLY = ("human_scores", "human_higher_is")
 _MODULE_ARGUMENTS = frozenset(inspect.signature(evaluate.EvaluationModule.__init__).parameters) - {"self", "kwargs"}
 
 
+def _check_bool(value, name):
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r:.60}")
+    return value
+
+
+def _refuse(names, method):
+    """ValueError for arguments ``method`` does not take, naming what to give instead."""
+    wrong = sorted(names)
+    hints = [f"{SINGULAR[n]}= (a list), not {n}=" for n in wrong if n in SINGULAR and method != "add"]
+    if hints:
+        raise ValueError(f"{method}() takes {'; '.join(hints)}")
+    later = [n for n in wrong if n in LOAD_SETTINGS or n in COMPUTE_ONLY]
+    if later and len(later) == len(wrong):
+        raise ValueError(f"{method}() takes the inputs only; {later} go to compute()")
+    raise ValueError(
+        f"unknown argument(s) {', '.join(map(repr, wrong))} for {method}(); inputs: "
+        f"{', '.join(['prediction', 'source', 'reference'] if method == 'add' else INPUTS)}"
+        + ("" if method != "compute" else f", {', '.join(COMPUTE_ONLY)}; settings: {', '.join(LOAD_SETTINGS)}")
+    )
+
+
 def _check_inputs(columns, start):
-    """Validate one batch of inputs (None where absent) before evaluate converts them
-    to Arrow; returns the present ones, references as lists. Indices count from
-    ``start``, the number of examples added before."""
+    """Validate one batch of inputs (None where absent) before evaluate stores it; returns
+    the present ones, references as lists. Indices count from ``start``, the examples added before."""
     present = {name: value for name, value in columns.items() if value is not None}
     if "predictions" not in present:
         raise ValueError("predictions is missing: give predictions= (or prediction= to add())")
@@ -155,7 +202,7 @@ def _check_inputs(columns, start):
         if name == "references":
             refs = []
             for i, item in enumerate(values):
-                item = [item] if isinstance(item, str) else item
+                item = [item] if isinstance(item, str) else item.tolist() if hasattr(item, "tolist") else item
                 if not isinstance(item, (list, tuple)) or not item:
                     raise ValueError(f"references[{start + i}] must be a non-empty list of strings, got {item!r:.60}")
                 refs.append(
@@ -167,12 +214,35 @@ def _check_inputs(columns, start):
     return present
 
 
-def _features_for(names):
-    names = set(names)
-    for features in FEATURE_SETS:
-        if set(features) == names:
-            return features
-    raise ValueError(f"no input set with {sorted(names)}; valid sets: {[list(f) for f in FEATURE_SETS]}")
+def _processes(first, last, num_process):
+    return f"process {first}" if first == last else f"processes {first}-{last}"
+
+
+def _present(name, values, own, num_process):
+    """``values`` if every example has this input, None if none has; otherwise a ValueError
+    naming the processes (a distributed run: ``own`` examples came from process 0) or the item."""
+    missing = [i for i, v in enumerate(values) if v is None]
+    if not missing:
+        return values
+    if len(missing) == len(values):
+        return None
+    if num_process > 1:
+        lacking = "process 0" if missing[0] < own else _processes(1, num_process - 1, num_process)
+        giving = "process 0" if missing[0] >= own else _processes(1, num_process - 1, num_process)
+        raise ValueError(
+            f"{name} were added by {giving} but not by {lacking} (examples {missing[0]}-{missing[-1]} of "
+            f"{len(values)}): in a distributed run every process must add the same inputs"
+        )
+    raise ValueError(f"{name}[{missing[0]}] is None: give {name} for every prediction or for none")
+
+
+def _corpus(result, formulas):
+    """The corpus-level numbers of ``result``: every ``*_mean`` and each formula's mean."""
+    out = {key: value for key, value in result.items() if key.endswith("_mean") and not isinstance(value, list)}
+    for name in formulas:
+        defined = [v for v in result[name] if v is not None]
+        out[f"{name}_mean"] = sum(defined) / len(defined) if defined else None
+    return out
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -198,10 +268,16 @@ class ARTS(evaluate.Metric):
             settings["pool"] = config_name
         elif config_name is None and isinstance(settings.get("pool"), str) and settings["pool"] in BUILTIN_POOLS:
             config_name = settings["pool"]
+        corpus = config_name == CORPUS_CONFIG
+        if corpus and settings.get("corpus_only", True) is not True:
+            raise ValueError(f"configuration {CORPUS_CONFIG!r} returns corpus-level values; drop corpus_only=False")
         self.empty = check_empty_policy(settings.pop("empty", "error"))
+        #: Whether compute() returns only corpus-level numbers (see "Returns").
+        self.corpus_only = _check_bool(settings.pop("corpus_only", corpus), "corpus_only")
         #: The settings given at load time over the defaults (validated here, at load).
         self.defaults = ScoringConfig.from_settings(settings)
         self._prepared = None  # the defaults with the judge and pool built, once loaded
+        self._stream = None  # the inputs of the examples added since the last compute()
         super().__init__(config_name=config_name, **kwargs)
 
     def _info(self):
@@ -209,7 +285,7 @@ class ARTS(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=FEATURE_SETS,
+            features=FEATURES,
             codebase_urls=["https://github.com/irgroup/ARTS"],
             reference_urls=["https://github.com/irgroup/ARTS"],
             module_type="metric",
@@ -224,37 +300,31 @@ class ARTS(evaluate.Metric):
         self._prepared = self.defaults.replace(judge=scorer.judge, pool=scorer.pool)
 
     # -- inputs ----------------------------------------------------------------
-    def _feature_names(self):
-        if self.selected_feature_format is not None:
-            return list(self.selected_feature_format)
-        if self.data is not None:  # evaluate reads the stored columns after finalising
-            return list(self.data.column_names)
-        return list(INPUTS)
-
-    def _infer_feature_from_batch(self, batch):
-        return _features_for(name for name, value in batch.items() if value is not None)
-
-    def _infer_feature_from_example(self, example):
-        return _features_for(name for name, value in example.items() if value is not None)
-
-    def _select(self, names):
-        features = _features_for(names)
-        if self.writer is None:
-            self.selected_feature_format = features
-        elif set(self.selected_feature_format) != set(names):
+    def _checked_batch(self, columns):
+        """``columns`` checked and completed with None for the absent inputs; the stream's
+        inputs must stay the same from one add/add_batch call to the next."""
+        start = len(self)
+        if start == 0:
+            self._stream = None
+        batch = _check_inputs(columns, start)
+        names = sorted(batch)
+        if self._stream is not None and names != self._stream:
             raise ValueError(
-                f"inputs {sorted(names)} differ from those added before ({sorted(self.selected_feature_format)}): "
+                f"inputs {names} differ from those added before ({self._stream}): "
                 "give the same inputs to every add/add_batch call"
             )
+        self._stream = names
+        n = len(batch["predictions"])
+        return {name: batch.get(name, [None] * n) for name in INPUTS}
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of predictions (with their sources and references, if any)."""
         sources = kwargs.pop("sources", None)
         if kwargs:
-            raise ValueError(f"add_batch takes predictions, sources and references; {sorted(kwargs)} go to compute()")
-        batch = _check_inputs({"predictions": predictions, "sources": sources, "references": references}, len(self))
-        self._select(batch)
-        return super().add_batch(**batch)
+            _refuse(kwargs, "add_batch")
+        return super().add_batch(
+            **self._checked_batch({"predictions": predictions, "sources": sources, "references": references})
+        )
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction (with its source and references, if any)."""
@@ -264,11 +334,9 @@ class ARTS(evaluate.Metric):
             "references": kwargs.pop("references", reference),
         }
         if kwargs:
-            raise ValueError(f"add takes prediction, source and references; {sorted(kwargs)} go to compute()")
-        as_batch = {k: None if v is None else [v] for k, v in example.items()}
-        checked = {k: v[0] for k, v in _check_inputs(as_batch, len(self)).items()}
-        self._select(checked)
-        return super().add(prediction=checked.pop("predictions"), **checked)
+            _refuse(kwargs, "add")
+        batch = self._checked_batch({k: None if v is None else [v] for k, v in example.items()})
+        return super().add(prediction=batch.pop("predictions")[0], **{k: v[0] for k, v in batch.items()})
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Score ``predictions`` with ARTS (higher = harder); see the arguments below.
@@ -278,37 +346,43 @@ class ARTS(evaluate.Metric):
         added inputs lack them (aligned with everything added).
         """
         sources = kwargs.pop("sources", None)
+        unknown = set(kwargs) - set(LOAD_SETTINGS) - set(COMPUTE_ONLY)
+        if unknown:
+            _refuse(unknown, "compute")
+        self._check_settings(kwargs)
         if predictions is None:
-            if len(self) == 0:
+            n = len(self)
+            if n == 0:
                 raise ValueError("predictions is missing: pass predictions= or add them with add()/add_batch() first")
             late = {"sources": sources, "references": references}
             for name, value in late.items():
-                if value is not None and name in self.selected_feature_format:
+                if value is not None and name in self._stream:
                     raise ValueError(f"{name} were already added with add()/add_batch(); do not give them again")
-            kwargs.update({f"_added_{name}": value for name, value in late.items() if value is not None})
+            _check_inputs({"predictions": [""] * n, **late}, 0)
+            kwargs["_late"] = {name: value for name, value in late.items() if value is not None}
             inputs = {}
         else:
+            n = len(self) + (len(predictions) if hasattr(predictions, "__len__") else 0)
             inputs = {"predictions": predictions, "references": references, "sources": sources}
+        if kwargs.get("human_scores") is not None:
+            check_human_scores(kwargs["human_scores"], n, kwargs.get("human_higher_is", "harder"))
+        kwargs["_own"] = n  # the examples of this process (process 0 reads the others' after them)
         try:
             return super().compute(**inputs, **kwargs)
-        except BaseException:
-            if self.writer is None and self.data is not None:
-                self._discard_added()
-            raise
+        finally:
+            if len(self) == 0:  # evaluate has read the added examples: the stream starts afresh
+                self._stream = None
 
-    def _discard_added(self):
-        """After a compute() that failed once the added examples were read (a bad text,
-        a bad setting), drop them and their cache files as a successful compute()
-        does, so that the next call starts afresh instead of from stale inputs."""
-        if self.buf_writer is not None:
-            self.buf_writer = None
-        else:
-            for lock, path in reversed(list(zip(self.filelocks or [], self.file_paths or []))):
-                if os.path.exists(path):
-                    os.remove(path)
-                lock.release()
-        self.data = self.writer = self.selected_feature_format = None
-        self.cache_file_name = self.filelock = self.file_paths = self.filelocks = None
+    def _check_settings(self, kwargs):
+        """Every setting of a compute() call, checked before evaluate reads the added examples."""
+        settings = {k: v for k, v in kwargs.items() if k in ScoringConfig.names()}
+        ScoringConfig.from_settings(settings, base=self.defaults)
+        if "empty" in kwargs:
+            check_empty_policy(kwargs["empty"])
+        if "corpus_only" in kwargs:
+            _check_bool(kwargs["corpus_only"], "corpus_only")
+        if "human_higher_is" in kwargs:
+            check_direction(kwargs["human_higher_is"], "human_higher_is")
 
     def _compute(
         self,
@@ -318,12 +392,18 @@ class ARTS(evaluate.Metric):
         human_scores=None,
         human_higher_is="harder",
         empty=None,
-        _added_sources=None,
-        _added_references=None,
+        corpus_only=None,
+        _late=None,
+        _own=0,
         **settings,
     ):
         # Every setting and its default lives in ScoringConfig (documented above);
         # load-time settings are the base, compute() arguments override them.
+        inputs = {"sources": sources, "references": references}
+        for name, values in inputs.items():
+            inputs[name] = _present(name, list(values), _own, self.num_process) if values is not None else None
+            if inputs[name] is None and name in (_late or {}):
+                inputs[name] = _late[name]
         config = ScoringConfig.from_settings(settings, base=self.defaults)
         if self._prepared is not None:
             keep = {}
@@ -333,13 +413,15 @@ class ARTS(evaluate.Metric):
                     keep["pool"] = self._prepared.pool
             config = config.replace(**keep)
         result = score_texts(
-            predictions,
-            sources=_added_sources if sources is None else sources,
-            references=_added_references if references is None else references,
+            list(predictions),
+            sources=inputs["sources"],
+            references=inputs["references"],
             human_scores=human_scores,
             human_higher_is=human_higher_is,
             empty=self.empty if empty is None else empty,
             config=config,
         )
         result["arts_metric_version"] = _ARTS_VERSION
+        if self.corpus_only if corpus_only is None else corpus_only:
+            return _corpus(result, config.formulas)
         return result
