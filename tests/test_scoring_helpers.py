@@ -15,7 +15,7 @@ import scipy.stats as sps
 
 from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
-from arts_metric.scorer import dry_run_placement, resolve_placement
+from arts_metric.scorer import checked_placer, resolve_placement
 from arts_metric.scoring import (
     _correlation,
     _p_output_easier,
@@ -41,7 +41,7 @@ def three_texts() -> dict:
 
 def test_dry_run_draws_no_progress_bar(capsys):
     judge = SimulatedJudge(["a", "b"], [0.0, 1.0])  # pairwise: the dry run uses adaptive placement
-    dry_run_placement(*resolve_placement(judge, ScoringConfig(placement="adaptive")))
+    checked_placer(*resolve_placement(judge, ScoringConfig(placement="adaptive")))
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     labels, texts, rows = _collect(args)
     try:
         judge = config.make_judge()
-        config = config.replace(judge=judge, pool=config.make_pool(judge))
+        built = {"judge": judge, "pool": config.make_pool(judge)}
     except (ValueError, FileNotFoundError) as exc:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         for start in range(0, len(texts), BATCH):
             batch = texts[start : start + BATCH]
             try:
-                res = score_texts(batch, config=config)
+                res = score_texts(batch, config=config, **built)
             except (ARTSDataNotFoundError, EndpointError) as exc:
                 raise CLIError(str(exc)) from None
             except ValueError as exc:

@@ -44,7 +44,7 @@ from arts_metric import __version__ as _ARTS_VERSION
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.inputs import check_empty_policy, check_text
-from arts_metric.scorer import Scorer
+from arts_metric.scorer import Scorer, split_settings
 from arts_metric.scoring import score_texts
 
 _CITATION = """\
@@ -200,8 +200,8 @@ class ARTS(evaluate.Metric):
             config_name = settings["pool"]
         self.empty = check_empty_policy(settings.pop("empty", "error"))
         #: The settings given at load time over the defaults (validated here, at load).
-        self.defaults = ScoringConfig.from_settings(settings)
-        self._prepared = None  # the defaults with the judge and pool built, once loaded
+        self.defaults, self._built = split_settings(settings)  # a judge or pool given built stays apart
+        self._prepared = None  # the Scorer of the defaults (judge and pool built), once loaded
         super().__init__(config_name=config_name, **kwargs)
 
     def _info(self):
@@ -218,10 +218,10 @@ class ARTS(evaluate.Metric):
     def _download_and_prepare(self, dl_manager):
         """Build the default judge (loading its model) and pool once, as ``comet`` loads
         its checkpoint; nothing is downloaded and no judge request is sent."""
-        scorer = Scorer.prepare(self.defaults)
+        scorer = Scorer.prepare(self.defaults, **self._built)
         if hasattr(type(scorer.judge), "encoder"):
             _ = scorer.judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
-        self._prepared = self.defaults.replace(judge=scorer.judge, pool=scorer.pool)
+        self._prepared = scorer
 
     # -- inputs ----------------------------------------------------------------
     def _feature_names(self):
@@ -324,14 +324,12 @@ class ARTS(evaluate.Metric):
     ):
         # Every setting and its default lives in ScoringConfig (documented above);
         # load-time settings are the base, compute() arguments override them.
-        config = ScoringConfig.from_settings(settings, base=self.defaults)
-        if self._prepared is not None:
-            keep = {}
-            if not {"judge", "judge_options"} & set(settings):
-                keep["judge"] = self._prepared.judge
-                if not {"pool", "data_dir"} & set(settings):
-                    keep["pool"] = self._prepared.pool
-            config = config.replace(**keep)
+        ready = self._built if self._prepared is None else {"judge": self._prepared.judge, "pool": self._prepared.pool}
+        keep = {}
+        if not {"judge", "judge_options"} & set(settings):
+            keep = {k: ready[k] for k in ("judge",) if k in ready}
+            if not {"pool", "data_dir"} & set(settings) and "pool" in ready:
+                keep["pool"] = ready["pool"]
         result = score_texts(
             predictions,
             sources=_added_sources if sources is None else sources,
@@ -339,7 +337,9 @@ class ARTS(evaluate.Metric):
             human_scores=human_scores,
             human_higher_is=human_higher_is,
             empty=self.empty if empty is None else empty,
-            config=config,
+            config=self.defaults,
+            **keep,
+            **settings,
         )
         result["arts_metric_version"] = _ARTS_VERSION
         return result

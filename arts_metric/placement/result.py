@@ -59,6 +59,9 @@ class PlacementResult:
     arts_quantiles: np.ndarray | None = None
     #: ``(n, 2)`` interval of each text on the ARTS scale at ``level``
     arts_interval: np.ndarray | None = None
+    #: False where no judge decision was sampled (a pointwise judge against every pool
+    #: text): the values are exact given the judge, with no per-text sampling interval
+    sampled: bool = True
     #: method details, e.g. the calibrated judge model of ``adaptive``
     info: dict = field(default_factory=dict)
 
@@ -123,6 +126,7 @@ def finish_result(
     info: dict | None = None,
     incomplete: np.ndarray | None = None,
     judge_calls: int | None = None,
+    sampled: bool = True,
 ) -> PlacementResult:
     """Assemble a method's result; the judge's call, invalid and failed counts come
     from ``asker`` (``judge_calls`` overrides the call count)."""
@@ -142,6 +146,7 @@ def finish_result(
         arts=pool.arts_of_rating(ratings) if arts is None else arts,
         arts_quantiles=arts_q,
         arts_interval=interval_arts,
+        sampled=sampled,
         info=dict(info or {}),
     )
 
