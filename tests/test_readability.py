@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from offline import OFFLINE_SITE
 
 from arts_metric import readability
 from arts_metric.readability import (
@@ -35,10 +36,6 @@ TECHNICAL = (
     "interstitial distribution, and considerable interindividual variability in neonatal "
     "receptor-dependent recycling, complicating extrapolation from preclinical observations."
 )
-
-# tests/offline_site holds a sitecustomize that cuts the network, so a fresh
-# interpreter starts with no network and no warmed caches.
-OFFLINE_SITE = Path(__file__).resolve().parent / "offline_site"
 
 
 def _run_offline(tmp_path: Path, code: str) -> subprocess.CompletedProcess:

@@ -7,7 +7,6 @@ card's "Examples" run as doctests the same way."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,10 +14,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from offline import offline_env
 from sari_signature import register_sari
 
 REPO = Path(__file__).resolve().parent.parent
-OFFLINE_SITE = Path(__file__).resolve().parent / "offline_site"
 
 
 def _section(title: str, document: str = "README.md") -> str:
@@ -29,16 +28,8 @@ def _section(title: str, document: str = "README.md") -> str:
 
 
 def _offline_env(tmp_path: Path) -> dict:
-    env = dict(os.environ)
-    env.update(
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        HF_EVALUATE_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        HF_MODULES_CACHE=str(tmp_path / "modules"),
-        HF_HOME=str(tmp_path / "hf_home"),
-        PYTHONPATH=str(OFFLINE_SITE),
-    )
+    """An offline environment in which ``evaluate.load("arts")`` and ``"sari"`` resolve."""
+    env = offline_env(tmp_path)
     subprocess.run(
         [str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path
     )
