@@ -27,6 +27,8 @@ EASY = "The dog ran."
 MID = "The dog ran to the park with the boy and his big red ball."
 HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnify the lessor."
 HUMAN = [1.0, 1.5, 2.0]  # a range of exactly 1 is not constant
+#: A correlation that is undefined: every coefficient and p-value None (beside its ``n``).
+UNDEFINED = dict.fromkeys(("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"))
 CHINESE = "\u8fd9\u662f\u4e00\u4e2a\u5f88\u957f\u7684\u4e2d\u6587\u53e5\u5b50\u3002"
 CHINESE_2 = "\u4eca\u5929\u5929\u6c14\u5f88\u597d\uff0c\u6211\u4eec\u53bb\u516c\u56ed\u3002"
 
@@ -89,30 +91,14 @@ def test_correlation_over_constant_scores_is_none():
         warnings.simplefilter("ignore")
         out = score_texts([MID, MID, MID], human_scores=[1, 2, 3])
     assert out["arts"][0] == out["arts"][1] == out["arts"][2]
-    assert out["correlation"]["arts"] == {
-        "pearson": None,
-        "pearson_p": None,
-        "spearman": None,
-        "spearman_p": None,
-        "kendall": None,
-        "kendall_p": None,
-        "n": 3,
-    }
+    assert out["correlation"]["arts"] == {**UNDEFINED, "n": 3}
 
 
 def test_correlation_where_human_scores_are_constant_on_the_defined_texts_is_none():
     values = np.array([1.0, 2.0, np.nan, 3.0])  # e.g. a formula undefined on text 2
     human = np.array([1.0, 1.0, 5.0, 1.0])
     out = _correlation(values, human, harder=True, human_higher_is="harder")
-    assert out == {
-        "pearson": None,
-        "pearson_p": None,
-        "spearman": None,
-        "spearman_p": None,
-        "kendall": None,
-        "kendall_p": None,
-        "n": 3,
-    }
+    assert out == {**UNDEFINED, "n": 3}
 
 
 def test_formula_warning_points_at_the_caller():
