@@ -7,25 +7,16 @@ import warnings
 
 import pytest
 from llm_server import make_server  # noqa: F401  (fixture)
+from recorded import GPT4, recorded_run
 
-from arts_metric import data as arts_data
 from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import CACHE_FILE
 
-GPT4 = "gpt-4-1106-preview"
-
 
 @pytest.fixture(scope="module")
 def arts94(data_dir):
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts94", data_dir)]
-    history = arts_data.load_history("arts94", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        if (m.a, m.b) not in seen:
-            seen.add((m.a, m.b))
-            matches.append(m)
-    return texts, history, matches
+    return recorded_run("arts94", data_dir)
 
 
 def test_max_requests_stops_cleanly_and_a_rerun_resumes(make_server, arts94, tmp_path):

@@ -13,30 +13,20 @@ from pathlib import Path
 
 import pytest
 from llm_server import Faults, make_server  # noqa: F401  (fixture)
+from recorded import GPT4, recorded_run
 
-from arts_metric import data as arts_data
 from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.cache import CACHE_FILE
 from arts_metric.llm.runner import EndpointError, backoff_delay, retry_after_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
-GPT4 = "gpt-4-1106-preview"
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.2)
 
 
 @pytest.fixture(scope="module")
 def job(data_dir):
     """The first 1000 distinct ordered pairs of GPT-4's ARTS3000 run, with their recorded decisions."""
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)]
-    history = arts_data.load_history("arts3000", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        key = (texts[m.a].strip(), texts[m.b].strip())
-        if key not in seen:
-            seen.add(key)
-            matches.append(m)
-        if len(matches) == 1000:
-            break
+    texts, history, matches = recorded_run("arts3000", data_dir, 1000, by_text=True)
     pairs = [(texts[m.a], texts[m.b]) for m in matches]
     return texts, history, matches, pairs
 

@@ -12,6 +12,7 @@ import datasets
 import numpy as np
 import pytest
 from llm_server import Faults, ReplayServer, make_server  # noqa: F401  (fixture)
+from recorded import GPT4, recorded_run
 
 from arts_metric import data as arts_data
 from arts_metric.bulk import score_dataset
@@ -26,7 +27,6 @@ from arts_metric.pool import pool_from_rows
 from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
 
-GPT4 = "gpt-4-1106-preview"
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.05)
 NOISE = 0.15  # share of unrecorded pairs the server answers "the longer text is easier"
 
@@ -153,16 +153,7 @@ def test_the_per_text_pipeline_gives_what_rounds_give(make_server, arts94, tmp_p
 @pytest.fixture(scope="module")
 def job(data_dir):
     """Distinct ordered pairs of GPT-4's ARTS3000 run with their recorded decisions."""
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)]
-    history = arts_data.load_history("arts3000", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        if (m.a, m.b) not in seen and m.harder is not None:
-            seen.add((m.a, m.b))
-            matches.append(m)
-        if len(matches) == 120:
-            break
-    return texts, history, matches
+    return recorded_run("arts3000", data_dir, 120, decided=True)
 
 
 def _once(pairs, k):
