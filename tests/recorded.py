@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arts_metric import data as arts_data
+from arts_metric.judges import Judge, get_judge
 
 GPT4 = "gpt-4-1106-preview"
 
@@ -25,3 +26,9 @@ def recorded_run(pool: str, data_dir, limit: int | None = None, *, by_text: bool
         if len(matches) == limit:
             break
     return texts, history, matches
+
+
+def replay_judge(server, cache_dir, model: str = GPT4, **options) -> Judge:
+    """The ``openai:`` judge of ``model`` asking the replay ``server`` (``tests/llm_server.py``),
+    its judgments cached in ``cache_dir``, with ``options``; no progress bar unless asked."""
+    return get_judge(f"openai:{model}@{server.base_url}", cache_dir=str(cache_dir), **{"progress": False, **options})
