@@ -419,6 +419,19 @@ def write_weights_v2(
     return blob
 
 
+def _check_reload(version: str, folder: Path, x: np.ndarray, fitted: np.ndarray, elo: np.ndarray):
+    """The model written to ``folder``, loaded back; it must reproduce the ``fitted`` scores
+    (Elo points) of inputs ``x`` within 0.01 Elo, else the run stops."""
+    model = learned.LearnedModel.load(folder)
+    drift = float(np.max(np.abs(model.predict(x) - fitted)))
+    print(
+        f"{version} in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
+    )
+    if drift > 1e-2:
+        raise SystemExit(f"shipped {version} weights do not reproduce the fit (max diff {drift})")
+    return model
+
+
 def _print_table(metrics: dict, keys: tuple[str, ...]) -> None:
     short = {
         "spearman_pooled": "Spearman",
@@ -618,20 +631,14 @@ def main(argv: list[str] | None = None) -> int:
     close1 = close_head(goof[v1_label], temperature, "learned-1")
     close = close_head(oof_v2, temperature2, "learned-2")
 
-    v1_training = dict(
+    shipped_training = dict(
         training,
         not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
         labels="pool rows' part (source / simplified), for the close-pair head only",
     )
     v1_dir = out_dir / learned.VERSIONS["v1"]
-    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=v1_training)
-    model1 = learned.LearnedModel.load(v1_dir)
-    drift = float(np.max(np.abs(model1.predict(x) - fitted)))
-    print(
-        f"learned-1 in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
-    )
-    if drift > 1e-2:
-        raise SystemExit(f"shipped learned-1 weights do not reproduce the fit (max diff {drift})")
+    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=shipped_training)
+    model1 = _check_reload("learned-1", v1_dir, x, fitted, elo)
 
     nr2 = layer_inputs(layers).shape[1] - len(FEATURE_NAMES)
     x2 = layer_inputs(layers)
@@ -647,20 +654,11 @@ def main(argv: list[str] | None = None) -> int:
         "temperature_fit": {"oof_match_nll": round(nll2, 6), "oof_match_accuracy": round(acc2, 6)},
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
     }
-    v2_training = dict(
-        training,
-        not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
-        labels="pool rows' part (source / simplified), for the close-pair head only",
-    )
     v2_dir = out_dir / learned.VERSIONS["v2"]
-    blob2 = write_weights_v2(v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=v2_training)
-    model2 = learned.LearnedModel.load(v2_dir)
-    drift2 = float(np.max(np.abs(model2.predict(x2) - fitted2)))
-    print(
-        f"learned-2 in-sample Spearman {spearmanr(fitted2, elo)[0]:.4f}; reload check: max |score diff| = {drift2:.2e} Elo"
+    blob2 = write_weights_v2(
+        v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=shipped_training
     )
-    if drift2 > 1e-2:
-        raise SystemExit(f"shipped learned-2 weights do not reproduce the fit (max diff {drift2})")
+    model2 = _check_reload("learned-2", v2_dir, x2, fitted2, elo)
 
     # ---- pool files (no text) ---------------------------------------------------
     pools_dir = out_dir / "pools"
