@@ -232,7 +232,7 @@ def test_unknown_formula_lists_valid_names():
 def test_bad_texts_are_named():
     with pytest.raises(ValueError, match="not a single string"):
         compute_formulas(PLAIN)
-    with pytest.raises(ValueError, match=r"texts\[1\] is int"):
+    with pytest.raises(ValueError, match=r"texts\[1\] is a int, not a string"):
         compute_formulas([PLAIN, 7])
     with pytest.raises(ValueError, match="no formulas"):
         compute_formulas([PLAIN], [])

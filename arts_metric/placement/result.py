@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from arts_metric.elo import rating_of_position
+from arts_metric.inputs import check_text_list
 from arts_metric.placement.asker import Asker
 from arts_metric.pool import Pool
 
@@ -94,15 +95,8 @@ def check_budget(budget: int | None, pool: Pool) -> int:
 
 
 def check_newcomers(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise ValueError("texts must be a list of strings, not a single string")
-    texts = list(texts)
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise ValueError(f"texts[{i}] is a {type(t).__name__}, not a string: {t!r:.60}")
-        if not t.strip():
-            raise ValueError(f"texts[{i}] is empty or whitespace only")
-    return texts
+    """The texts to place: non-blank strings (:func:`arts_metric.inputs.check_text_list`)."""
+    return check_text_list(texts, "texts")
 
 
 def interval_bounds(level: float) -> tuple[float, float]:
