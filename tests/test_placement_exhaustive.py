@@ -89,6 +89,7 @@ def test_se_is_the_interval_width_in_normal_units():
     width = res.interval[:, 1] - res.interval[:, 0]
     np.testing.assert_allclose(res.se, width / (2.0 * norm.ppf(0.95)), rtol=1e-12)
     assert np.all(res.se > 0) and np.all(width > 0)
+    assert res.sampled is False  # every pool text met: nothing sampled, so no per-text sampling interval
 
 
 def test_an_invalid_pool_text_is_left_out_and_counted_only_when_scored_now():

@@ -48,6 +48,7 @@ def test_the_interval_and_quantiles_are_those_of_a_normal_of_the_rating_and_se()
     np.testing.assert_allclose(res.interval, np.c_[res.ratings - z * res.se, res.ratings + z * res.se], rtol=1e-12)
     expected = POOL.arts_of_rating(res.ratings[:, None] + res.se[:, None] * norm.ppf(QUANTILE_LEVELS)[None, :])
     np.testing.assert_array_equal(res.arts_quantiles, expected)
+    assert res.sampled is True  # the opponents are a sample of the pool
     assert np.all(np.diff(res.arts_quantiles, axis=1) >= 0) and np.all(res.se > 0)
 
 
