@@ -152,8 +152,13 @@ class Settings:
         if pool not in POOLS:
             raise bad_input(f"Unknown pool {pool!r}; choose one of {', '.join(POOLS)}.")
         if judge == "learned":
-            return ScoringConfig(judge=self.learned, pool=pool)
+            return ScoringConfig(judge="learned", pool=pool)
         return ScoringConfig(judge=judge, pool=pool, judge_options={"max_requests": self.max_requests})
+
+    def built(self, judge: str) -> dict[str, Judge]:
+        """The judge this app built once, as the scoring functions take it (``judge=``), where
+        ``judge`` names it (the learned judge); nothing for the judges built per click."""
+        return {"judge": self.learned} if judge == "learned" else {}
 
 
 #: The settings of the app built last (:func:`build_app`); one app per process.
@@ -434,7 +439,8 @@ def score(
     config = call_package(lambda: current_settings().config(judge, pool).replace(formulas=formulas or None), {})
     progress(0, desc=f"placing {len(items)} texts in {pool}")
     lines = [i for i, _ in items]
-    res = call_package(lambda: score_texts([t for _, t in items], config=config), {"predictions": lines})
+    built = current_settings().built(judge)
+    res = call_package(lambda: score_texts([t for _, t in items], config=config, **built), {"predictions": lines})
     placed = pool_rating(res["pool"], res["arts"])
     table = pd.DataFrame({"line": lines, "arts": res["arts"], "pool_rating": placed})
     for f in config.formulas:
@@ -476,7 +482,11 @@ def compare_pairs(
     lines = [i for i, _, _ in pairs]
     res = call_package(
         lambda: score_texts(
-            [b for _, _, b in pairs], sources=[a for _, a, _ in pairs], config=config, formulas=["fkgl"]
+            [b for _, _, b in pairs],
+            sources=[a for _, a, _ in pairs],
+            config=config,
+            formulas=["fkgl"],
+            **current_settings().built(judge),
         ),
         {"predictions": lines, "sources": lines},
     )
@@ -559,7 +569,8 @@ def compare(
     _check_count(len(src) if src else max(len(v) for v in outputs.values()), "input")
     config = current_settings().config(judge, pool)
     progress(0, desc=f"comparing {len(outputs)} systems")
-    comparison = call_package(lambda: compare_systems(outputs, sources=src, config=config, views=views), {})
+    built = current_settings().built(judge)
+    comparison = call_package(lambda: compare_systems(outputs, sources=src, config=config, views=views, **built), {})
     if src is not None:
         guard = meaning_kept(outputs, src).set_index("system")
         for column in ("meaning_kept", "meaning_flagged"):

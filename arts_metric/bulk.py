@@ -35,7 +35,7 @@ from typing import Any
 from arts_metric.config import ScoringConfig
 from arts_metric.llm.budget import Budget
 from arts_metric.pool import Pool
-from arts_metric.scorer import Scorer
+from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
 
 COLUMNS = ("arts", "arts_elo", "interval", "judge_calls")
@@ -69,9 +69,10 @@ def score_dataset(
         overwrite: replace existing columns of the same names instead of raising.
         config, settings: the scoring settings (``judge=``, ``pool=``,
             ``placement=``, ``placement_options=``, ``long_texts=``, ...), fields of
-            :class:`~arts_metric.config.ScoringConfig` applied over ``config``.
+            :class:`~arts_metric.config.ScoringConfig` applied over ``config``; ``judge=``
+            may be a built Judge and ``pool=`` a built Pool, used as they are.
     """
-    config = ScoringConfig.from_settings(settings, base=config)
+    config, built = split_settings(settings, base=config)
     if not (hasattr(dataset, "column_names") and hasattr(dataset, "map")):
         raise ValueError(f"dataset must be a datasets.Dataset, got {type(dataset).__name__}")
     if text_column not in dataset.column_names:
@@ -84,14 +85,14 @@ def score_dataset(
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if num_proc is not None and (isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1):
         raise ValueError(f"num_proc must be a positive integer or None, got {num_proc!r}")
-    judge_obj = config.make_judge()
+    judge_obj = built["judge"] if "judge" in built else config.make_judge()
     budget = getattr(judge_obj, "budget", None)
     if (num_proc or 1) > 1 and isinstance(budget, Budget) and budget.limited:
         raise ValueError(
             f"num_proc={num_proc} with a judge limited by max_requests / max_cost: every worker process "
             "would get the whole limit; use num_proc=1"
         )
-    scorer = Scorer.prepare(config, judge_obj)
+    scorer = Scorer.prepare(config, judge_obj, built.get("pool"))
     pool_obj: Pool = scorer.pool
     if clash:
         dataset = dataset.remove_columns(clash)

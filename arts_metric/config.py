@@ -9,6 +9,13 @@ value). Build one from defaults plus overrides with
 ``ScoringConfig.from_settings(overrides, base=defaults)`` or
 ``config.replace(**overrides)``; an unknown setting raises ``ValueError``
 listing the valid ones.
+
+A :class:`ScoringConfig` holds settings only: the judge as a spec string and
+the pool as a name, a file or rows. A judge or pool built beforehand (a
+:class:`~arts_metric.judges.Judge`, a :class:`~arts_metric.pool.Pool`) is given
+to the scoring functions (``compute(judge=...)``, ``score_texts``,
+``score_dataset``, ``compare_systems``), which hand it to the
+:class:`~arts_metric.scorer.Scorer` as it is.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import os
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.judges import Judge, JudgeContext, get_judge
@@ -27,7 +34,16 @@ from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
 from arts_metric.readability import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
 from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 
+if TYPE_CHECKING:
+    import datasets
+
 LONG_TEXTS = ("sentences", "chunks", "whole")
+
+#: What ``pool`` accepts: a built-in pool's name, a file, a ``datasets.Dataset`` or a list of dicts.
+PoolSpec = Union[str, os.PathLike, Sequence[Mapping[str, Any]], "datasets.Dataset"]
+
+#: The settings that also have a built form, and that form (kept out of a ScoringConfig).
+BUILT_FORMS: dict[str, type] = {"judge": Judge, "pool": Pool}
 
 
 @dataclass(frozen=True)
@@ -62,15 +78,14 @@ def _mapping(what: str) -> Constraint:
 def _pool_like(v: Any) -> bool:
     if isinstance(v, str):
         return bool(v.strip())
-    return isinstance(v, (os.PathLike, Pool, Sequence)) or hasattr(v, "to_list")
+    return isinstance(v, (os.PathLike, Sequence)) or hasattr(v, "to_list")
 
 
 _POOL = Constraint(
-    f"a built-in pool ({', '.join(BUILTIN_POOLS)}), a file, a datasets.Dataset, a list of dicts or a Pool", _pool_like
+    f"a built-in pool ({', '.join(BUILTIN_POOLS)}), a file, a datasets.Dataset or a list of dicts", _pool_like
 )
 _JUDGE = Constraint(
-    "a judge spec string (e.g. 'learned', 'openai:gpt-4o') or a Judge",
-    lambda v: isinstance(v, Judge) or (isinstance(v, str) and bool(v.strip())),
+    "a judge spec string (e.g. 'learned', 'openai:gpt-4o')", lambda v: isinstance(v, str) and bool(v.strip())
 )
 _FORMULAS = Constraint(
     "None, a comma-separated string or a list of formula names",
@@ -91,20 +106,20 @@ class ScoringConfig:
     declared beside it); ``ARTS`` scores are in [0, 1], **higher = harder**.
     """
 
-    pool: Any = _setting(
+    pool: PoolSpec = _setting(
         DEFAULT_POOL,
         _POOL,
-        "str | path | datasets.Dataset | list of dict | Pool",
+        "str | path | datasets.Dataset | list of dict",
         f"reference pool: one of {', '.join(BUILTIN_POOLS)}, or your own texts (a .jsonl/.csv file, a "
         "datasets.Dataset or a list of dicts) with a `text` field and optionally an `elo` rating "
         "(unrated texts are rated by the judge)",
     )
-    judge: Any = _setting(
+    judge: str = _setting(
         "learned",
         _JUDGE,
-        "str | Judge",
-        '"learned" (offline, CPU), "openai:<model>" (any OpenAI-compatible endpoint), '
-        '"history:<path>" (a recorded history), or a Judge',
+        "str",
+        '"learned" (offline, CPU), "openai:<model>" (any OpenAI-compatible endpoint) or '
+        '"history:<path>" (a recorded history)',
     )
     judge_options: Mapping[str, Any] | None = _setting(
         None,
@@ -165,6 +180,14 @@ class ScoringConfig:
     )
 
     def __post_init__(self) -> None:
+        for name, form in BUILT_FORMS.items():
+            value = getattr(self, name)
+            if isinstance(value, form):
+                raise ValueError(
+                    f"{name}: a ScoringConfig holds settings, not a built {type(value).__name__} ({value!r:.80}); "
+                    f"give it to the scoring function instead ({name}= of compute, score_texts, score_dataset or "
+                    "compare_systems), which uses it as it is"
+                )
         for f in fields(self):
             value = getattr(self, f.name)
             constraint: Constraint = f.metadata["constraint"]
@@ -235,11 +258,12 @@ class ScoringConfig:
         return dataclasses.replace(self, **changes)
 
     def make_judge(self, context: JudgeContext | None = None) -> Judge:
-        """The judge (a :class:`Judge` setting is returned as is)."""
+        """The judge built from the ``judge`` spec and ``judge_options``."""
         return get_judge(self.judge, context=context, **self.judge_options)
 
     def make_pool(self, judge: Judge | None = None) -> Pool:
-        """The reference pool (an unrated custom pool is rated by ``judge``)."""
+        """The reference pool loaded from the ``pool`` setting (an unrated pool of one's own is
+        rated by ``judge``)."""
         return load_pool(self.pool, judge=judge, data_dir=self.data_dir)
 
 

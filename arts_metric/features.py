@@ -19,6 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
+from arts_metric.inputs import check_text_list
+
 #: Column order of :func:`text_features`.
 FEATURE_NAMES: tuple[str, ...] = (
     "log_chars",  # log(1 + characters)
@@ -127,11 +129,5 @@ def text_features(texts: Sequence[str]) -> np.ndarray:
 
     Raises ValueError naming the first item that is not a string.
     """
-    if isinstance(texts, str):
-        raise ValueError("text_features expects a sequence of texts, got a single string")
-    rows = []
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise ValueError(f"text {i} is not a string: {text!r:.80}")
-        rows.append(_one(text))
+    rows = [_one(text) for text in check_text_list(texts, "texts", allow_blank=True)]
     return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURE_NAMES))

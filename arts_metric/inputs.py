@@ -63,6 +63,22 @@ def check_text(text: Any, label: str, *, allow_empty: bool = False) -> str:
     return text
 
 
+def check_text_list(texts: Any, name: str = "texts", *, allow_blank: bool = False) -> list[str]:
+    """``texts`` (any sequence but a single string) as a list of strings, for the parts
+    that take texts directly (judges, placement, features, formulas); ``ValueError``
+    naming the first item, as ``name[i]``, that is not a string or, unless
+    ``allow_blank``, is empty or whitespace only. An empty list passes."""
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(f"{name} must be a list of strings, not a single string")
+    out = list(texts)
+    for i, text in enumerate(out):
+        if not isinstance(text, str):
+            raise ValueError(f"{name}[{i}] is a {type(text).__name__}, not a string: {text!r:.60}")
+        if not allow_blank and not text.strip():
+            raise ValueError(f"{name}[{i}] is empty or whitespace only")
+    return out
+
+
 def check_texts(texts: Any, name: str = "predictions", *, allow_empty: bool = False) -> list[str]:
     """A non-empty list of texts; raises ``ValueError`` naming the first bad index."""
     items = _as_list(texts, f"{name}")

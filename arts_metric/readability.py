@@ -40,6 +40,8 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
+from arts_metric.inputs import check_text_list
+
 #: Every formula by canonical name (in the order results list them) with the other
 #: spellings accepted for it, already normalised (lower case; runs of spaces,
 #: hyphens, dots and slashes turned into "_"): the one list of formula names.
@@ -219,16 +221,6 @@ def looks_english(text: str) -> bool:
     return english >= other
 
 
-def _as_text_list(texts: Iterable[str]) -> list[str]:
-    if isinstance(texts, (str, bytes)):
-        raise ValueError("texts must be a list of strings, not a single string")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise ValueError(f"texts[{i}] is {type(t).__name__}, expected str: {t!r:.60}")
-    return out
-
-
 def compute_formulas(texts: Iterable[str], formulas: Iterable[str] = DEFAULT_FORMULAS) -> dict[str, np.ndarray]:
     """Readability formulas for each text, offline.
 
@@ -243,7 +235,7 @@ def compute_formulas(texts: Iterable[str], formulas: Iterable[str] = DEFAULT_FOR
     names = list(dict.fromkeys(names))  # de-duplicate, keep order
     if not names:
         raise ValueError(f"no formulas requested; valid names: {', '.join(FORMULAS)}")
-    items = _as_text_list(texts)
+    items = check_text_list(texts, "texts", allow_blank=True)
     funcs = _formula_functions(_textstat_backend())
     out = {name: np.empty(len(items), dtype=np.float64) for name in names}
     # Text-major loop: textstat memoises counts per text (lru_cache), so the

@@ -42,7 +42,7 @@ from arts_metric.inputs import (
 )
 from arts_metric.judges import Judge
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
-from arts_metric.scorer import Scorer
+from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
 from arts_metric.userwarnings import warn as warn_user
 
@@ -194,14 +194,16 @@ def score_texts(
         the formulas, and is counted in ``n_empty``.
     config, settings : the fields of :class:`~arts_metric.config.ScoringConfig`
         (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
-        ``config`` (default: every default).
+        ``config`` (default: every default). ``judge=`` may also be a built
+        :class:`~arts_metric.judges.Judge` and ``pool=`` a built
+        :class:`~arts_metric.pool.Pool`: they are used as they are.
 
     Notes
     -----
     Every input and setting is checked before the first judge request. The
     result keys are documented in the metric card; undefined values are None.
     """
-    config = ScoringConfig.from_settings(settings, base=config)
+    config, built = split_settings(settings, base=config)
     allow_empty = check_empty_policy(empty) == "score"
     predictions = check_texts(predictions, "predictions", allow_empty=allow_empty)
     n = len(predictions)
@@ -213,10 +215,9 @@ def score_texts(
     human = None if human_scores is None else check_human_scores(human_scores, n, human_higher_is)
     formula_names = list(config.formulas)
 
-    judge_obj = config.make_judge()
+    judge_obj = built["judge"] if "judge" in built else config.make_judge()
     stats_before = judge_obj.stats.as_dict()  # a judge built once (evaluate.load) serves many calls
-    scorer = Scorer.prepare(config, judge_obj)
-    pool_obj = scorer.pool
+    scorer = Scorer.prepare(config, judge_obj, built.get("pool"))
 
     groups = {"predictions": predictions}
     if sources is not None:
@@ -332,7 +333,7 @@ def score_texts(
     result["invalid"] = placed.invalid if placed is not None else 0
     result["failed"] = placed.failed if placed is not None else 0
     result["judge"] = judge_obj.name
-    result["pool"] = pool_obj.name
+    result["pool"] = scorer.pool.name
     result["arts_signature"] = scorer.signature
     result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
     return _json_safe(result)

@@ -37,6 +37,7 @@ from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
 from arts_metric.judges import PointwiseJudge
+from arts_metric.placement.result import empty_result
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
 from arts_metric.segment import chunk_text, sentence_units
@@ -119,14 +120,16 @@ def place_texts(
         for u in units:
             unique.setdefault(u, len(unique))
     unit_texts = list(unique)
-    result = placement_mod.place(judge, pool, unit_texts, method=scorer.method, **scorer.options)
+    if unit_texts:
+        result = scorer.placer(judge, pool, unit_texts, **scorer.options)
+    else:
+        result = empty_result(scorer.method)
     unit_arts = np.asarray(
         result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float
     )
     unit_ratings = np.asarray(result.ratings, dtype=float)
     unit_iv = result.arts_interval
-    exact = result.info.get("sampled") is False
-    if exact:
+    if not result.sampled:
         # A pointwise judge placed against every pool text (the learned judge):
         # no judge decisions were sampled, so there is no per-text sampling
         # interval to report (the judge's error is its disagreement with humans,

@@ -670,6 +670,19 @@ def _report(r: dict) -> list[str]:
     for model in models:
         c, e = sims[model.name].ceiling, sims[model.name].schedule_ceiling
         lines.append(f"| {model.name} | {_quantiles(c)} | {c.mean():.3f} | {_quantiles(e)} | {e.mean():.3f} |")
+
+    def table_row(label: str, *cells: str) -> str:
+        return "| " + " | ".join([label, *cells]) + " |"
+
+    def range_row(label: str, key: str) -> str:
+        """Observed against both majorities ([min, max] over raters), then each model's simulation."""
+        observed = (_range(obs[majority][key]) for majority in ("recomputed", "published"))
+        return table_row(label, *observed, *(_sim_range(getattr(sims[mo.name], key)) for mo in models))
+
+    def mean_row(label: str, observed: str, key: str) -> str:
+        """Observed against the recomputed majority, then each model's mean over replications."""
+        return table_row(label, observed, "-", *(f"{getattr(sims[mo.name], key).mean():.3f}" for mo in models))
+
     pub_latent = spearmanr(latent, data.majority_elo)[0]
     rec_latent = spearmanr(latent, obs["recomputed"]["majority_elo"])[0]
     lines += [
@@ -683,35 +696,23 @@ def _report(r: dict) -> list[str]:
         + " | ".join(f"sim: {mo.name}" for mo in models)
         + " |",
         "|---|---|---|" + "---|" * len(models),
-        "| rater agrees with the majority, per match | "
-        + _range(obs["recomputed"]["agreement"])
-        + " | "
-        + _range(obs["published"]["agreement"])
-        + " | "
-        + " | ".join(_sim_range(sims[mo.name].agreement) for mo in models)
-        + " |",
-        "| Spearman of rater Elo with majority Elo | "
-        + _range(obs["recomputed"]["spearman"])
-        + " | "
-        + _range(obs["published"]["spearman"])
-        + " | "
-        + " | ".join(_sim_range(sims[mo.name].spearman) for mo in models)
-        + " |",
-        f"| two raters agree, per match | {obs['recomputed']['pairwise']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].pairwise.mean():.3f}" for mo in models)
-        + " |",
-        f"| share of 8-8 ties | {obs['recomputed']['ties']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].ties.mean():.3f}" for mo in models)
-        + " |",
-        f"| overdispersion of per-text residuals | {r['od_obs']:.3f} | - | "
-        + " | ".join(f"{sims[mo.name].overdispersion.mean():.3f}" for mo in models)
-        + " |",
-        f"| Spearman of pooled BT latent with majority Elo | {rec_latent:.3f} | {pub_latent:.3f} | "
-        + " | ".join(f"{_spearman_along(sims[mo.name].refit, sims[mo.name].majority_elo).mean():.3f}" for mo in models)
-        + " |",
-        "| refitted latent sd / true latent sd | - | - | "
-        + " | ".join(f"{spread_inflation(mo.latent, sims[mo.name].refit):.3f}" for mo in models)
-        + " |",
+        range_row("rater agrees with the majority, per match", "agreement"),
+        range_row("Spearman of rater Elo with majority Elo", "spearman"),
+        mean_row("two raters agree, per match", f"{obs['recomputed']['pairwise']:.3f}", "pairwise"),
+        mean_row("share of 8-8 ties", f"{obs['recomputed']['ties']:.3f}", "ties"),
+        mean_row("overdispersion of per-text residuals", f"{r['od_obs']:.3f}", "overdispersion"),
+        table_row(
+            "Spearman of pooled BT latent with majority Elo",
+            f"{rec_latent:.3f}",
+            f"{pub_latent:.3f}",
+            *(f"{_spearman_along(sims[mo.name].refit, sims[mo.name].majority_elo).mean():.3f}" for mo in models),
+        ),
+        table_row(
+            "refitted latent sd / true latent sd",
+            "-",
+            "-",
+            *(f"{spread_inflation(mo.latent, sims[mo.name].refit):.3f}" for mo in models),
+        ),
         "",
     ]
     gaps = _gaps(r)

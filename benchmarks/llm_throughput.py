@@ -13,8 +13,6 @@ again from the cache (zero requests) and at concurrency 1 for comparison.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,34 +20,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from llm_server import server_process  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.judges import get_judge  # noqa: E402
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "tests" / "llm_server.py"),
-            "--pool",
-            "arts3000",
-            "--history",
-            "gpt-4-1106-preview/pairwise-run1",
-            "--latency",
-            str(latency),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    line = proc.stdout.readline()
-    if not line.startswith("READY "):
-        proc.kill()
-        raise RuntimeError(f"server did not start: {line!r}")
-    return proc, line.split()[1]
 
 
 def timed_job(url: str, pairs: list, concurrency: int, cache_dir: str) -> tuple[float, dict]:
@@ -82,8 +58,7 @@ def main() -> None:
             pairs.append(key)
     pairs = pairs[: args.pairs]
 
-    proc, url = start_server(args.latency)
-    try:
+    with server_process("--latency", str(args.latency)) as url:
         with tempfile.TemporaryDirectory() as cache:
             secs, stats = timed_job(url, pairs, args.concurrency, cache)
             rate = len(pairs) / secs
@@ -104,13 +79,6 @@ def main() -> None:
                 f"concurrency 1           : {rate1:8.1f} judgments/s   ideal {1 / args.latency:.0f}/s   ratio {rate1 * args.latency:.2f}"
             )
             print(f"speed-up of concurrency {args.concurrency} over 1: {rate / rate1:.1f}x")
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:  # never leave the server running
-            proc.kill()
-            proc.wait()
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ like any request) to show what duplicates buy.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,54 +26,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from llm_server import server_process  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.judges import get_judge  # noqa: E402
 from arts_metric.placement import place  # noqa: E402
 from arts_metric.pool import load_pool  # noqa: E402
-
-
-def start_server(latency: float, rate: float, hang: float, noise: float) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "tests" / "llm_server.py"),
-            "--pool",
-            "arts3000",
-            "--history",
-            "gpt-4-1106-preview/pairwise-run1",
-            "--latency",
-            str(latency),
-            "--rate-hang",
-            str(rate),
-            "--hang",
-            str(hang),
-            "--unknown-noise",
-            str(noise),
-            "--seed",
-            "1",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    line = proc.stdout.readline()
-    if not line.startswith("READY "):
-        proc.kill()
-        raise RuntimeError(f"server did not start: {line!r}")
-    return proc, line.split()[1]
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.stdin.close()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:  # never leave the server running
-        proc.kill()
-        proc.wait()
 
 
 def timed_run(url: str, texts: list[str], args, **options) -> tuple[float, dict, float]:
@@ -113,11 +71,9 @@ def main() -> None:
         (hung, args.rate, {}),
         (f"{hung}, hedges=1", args.rate, {"hedges": 1}),
     ]:
-        proc, url = start_server(args.latency, rate, args.hang, 0.1)
-        try:
+        hangs = ("--rate-hang", str(rate), "--hang", str(args.hang), "--unknown-noise", "0.1", "--seed", "1")
+        with server_process("--latency", str(args.latency), *hangs, quiet=True) as url:
             seconds, stats, scored = timed_run(url, texts, args, **options)
-        finally:
-            stop_server(proc)
         rows.append((label, seconds, stats, scored))
         print(
             f"{label:24s}: {seconds:7.1f} s  {stats['requests']:5d} requests for {stats['answered']:5d} judgments  "

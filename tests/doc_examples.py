@@ -13,10 +13,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from offline import offline_env
 from sari_signature import register_sari
 
 REPO = Path(__file__).resolve().parent.parent
-OFFLINE_SITE = Path(__file__).resolve().parent / "offline_site"
 
 
 def section(title: str, document: str = "README.md") -> str:
@@ -27,17 +27,11 @@ def section(title: str, document: str = "README.md") -> str:
     return match.group(1)
 
 
-def offline_env(tmp_path: Path) -> dict:
-    env = dict(os.environ)
-    env.update(
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        HF_EVALUATE_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        HF_MODULES_CACHE=str(tmp_path / "modules"),
-        HF_HOME=str(tmp_path / "hf_home"),
-        PYTHONPATH=os.pathsep.join([str(OFFLINE_SITE), str(REPO)]),
-    )
+def registered_env(tmp_path: Path) -> dict:
+    """An offline environment (:func:`offline.offline_env`, this checkout importable) in which
+    ``evaluate.load("arts")`` and ``evaluate.load("sari")`` resolve."""
+    env = offline_env(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(REPO)])
     subprocess.run(
         [str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path
     )

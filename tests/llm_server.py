@@ -35,15 +35,20 @@ prints ``READY <base_url>`` and serves until stdin closes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import os
 import random
 import re
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 REASONS = {
@@ -437,6 +442,35 @@ if pytest is not None:
         yield factory
         for srv in servers:
             srv.stop()
+
+
+@contextlib.contextmanager
+def server_process(*options: str, quiet: bool = False) -> Iterator[str]:
+    """This server in its own interpreter (no GIL shared with the client) over ARTS3000
+    and GPT-4's recorded pairwise run, with further command-line ``options`` (e.g.
+    ``"--latency", "0.05"``); yields its base URL once it is ready and stops it on exit
+    (killed if it does not stop within 10 s). ``quiet``: its stderr is dropped."""
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--pool", "arts3000", "--history", "gpt-4-1106-preview/pairwise-run1", *options],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else None,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(root)),
+    )
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("READY "):
+            raise RuntimeError(f"server did not start: {line!r}")
+        yield line.split()[1]
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # never leave the server running
+            proc.kill()
+            proc.wait()
 
 
 def _main(argv: list[str] | None = None) -> None:

@@ -1,8 +1,10 @@
-"""Load one of the repository's scripts (``benchmarks/``, ``scripts/``) as a module, for tests."""
+"""The repository's own programs, for tests: a script (``benchmarks/``, ``scripts/``) loaded as a
+module, and the ``arts`` command line started in a child process."""
 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -22,3 +24,16 @@ def load_script(relpath: str) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def start_cli(args: list[str], env: dict) -> subprocess.Popen:
+    """``arts ARGS`` (``python -m arts_metric.cli``) started from the repository root with
+    ``env``, its stdout and stderr piped as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arts_metric.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

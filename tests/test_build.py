@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from llm_server import ReplayServer
+from repo_scripts import start_cli
 from scipy.stats import spearmanr
 
 from arts_metric import agreement
@@ -178,17 +178,6 @@ class LoggingServer(ReplayServer):
         return super()._answer(prompt)
 
 
-def _run_cli(args: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arts_metric.cli", *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir):
     rows = arts_data.load_pool_rows("arts94", data_dir)
     texts = [r["text"] for r in rows]
@@ -225,7 +214,7 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
     rater = "openai:gpt-4-1106-preview"
     pairs = arts_data.load_pairs("arts94", data_dir)
     try:
-        proc = _run_cli(args, env)
+        proc = start_cli(args, env)
         deadline = time.monotonic() + 120
         while srv.received < 150 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -242,14 +231,14 @@ def test_killed_build_resumes_without_losing_or_asking_twice(tmp_path, data_dir)
         assert 150 <= len(stored_before) < 160  # everything answered, in the stalled batch too
         assert len(set(range(160)) - set(stored_before)) == 160 - len(stored_before)
 
-        proc = _run_cli(args, env)  # the same command again
+        proc = start_cli(args, env)  # the same command again
         stdout, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, stderr[-3000:]
         assert "Krippendorff" in stdout and "rater" in stderr  # report on stdout, progress bar on stderr
         resumed = srv.asked[n_before:]
         n_after = len(srv.asked)
 
-        assert _run_cli(args, env).wait(300) == 0  # a finished build asks nobody anything
+        assert start_cli(args, env).wait(300) == 0  # a finished build asks nobody anything
         assert len(srv.asked) == n_after
     finally:
         srv.stop()

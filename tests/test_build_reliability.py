@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from llm_server import Faults, ReplayServer
+from repo_scripts import start_cli
 
 from arts_metric.builder import STORE_NAME, IncompleteRatingsError, RaterConfig, build, open_store, run_rater
 from arts_metric.builder.lock import BuildInProgressError, BuildLock
@@ -229,17 +230,6 @@ def test_timeouts_leave_matches_to_ask_and_the_rerun_completes_them(tmp_path, mo
     assert len(df) == 60 and df["matches"].sum() == 2 * 240  # every match in the export
 
 
-def _cli(args: list[str], env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arts_metric.cli", *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
     texts = tmp_path / "texts.txt"
     texts.write_text("\n".join(TEXTS) + "\n")
@@ -263,12 +253,12 @@ def test_two_builds_on_one_folder_never_pay_twice(tmp_path):
         f"openai:m@{url} concurrency=4{NO_HEDGES}",
     ]
     try:
-        first = _cli(args, env)
+        first = start_cli(args, env)
         deadline = time.monotonic() + 120
         while srv.chat_requests < 8 and first.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert first.poll() is None, first.communicate()[1][-2000:]
-        second = _cli(args, env)
+        second = start_cli(args, env)
         _, err2 = second.communicate(timeout=120)
         # The rating page writes to the store while the build runs (the lock is for builds only).
         with open_store(out) as store:

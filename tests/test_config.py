@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from arts_metric.config import ScoringConfig
+from arts_metric.judges.simulated import SimulatedPointwiseJudge
 from arts_metric.placement import METHODS
-from arts_metric.pool import DEFAULT_POOL
+from arts_metric.pool import DEFAULT_POOL, pool_from_rows
 from arts_metric.readability import DEFAULT_FORMULAS
+from arts_metric.scorer import Scorer, split_settings
 from arts_metric.scoring import score_texts
 from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 
@@ -119,3 +121,37 @@ def test_same_scores_from_a_config_or_from_keyword_settings():
     assert by_kwargs["arts"][0] < by_kwargs["arts"][1] and by_kwargs["pool"] == "arts300"
     overridden = score_texts([PLAIN, HARD], config=config, formulas=[])  # keyword settings win over the config
     assert "fkgl" not in overridden and overridden["arts"] == by_kwargs["arts"]
+
+
+RULER = [f"pool text {i}" for i in range(5)]
+
+
+def _built_judge_and_pool():
+    judge = SimulatedPointwiseJudge([*RULER, PLAIN, HARD], [0, 1, 2, 3, 4, 0.5, 3.5], name="built-judge")
+    pool = pool_from_rows([{"text": t, "elo": 1000.0 + 100.0 * i} for i, t in enumerate(RULER)], name="built-pool")
+    return judge, pool
+
+
+@pytest.mark.parametrize("name", ["judge", "pool"])
+def test_a_config_holds_settings_and_refuses_a_built_judge_or_pool(name):
+    built = dict(zip(("judge", "pool"), _built_judge_and_pool()))[name]
+    kind = type(built).__name__
+    message = f"{name}: a ScoringConfig holds settings, not a built {kind} .*give it to the scoring function"
+    with pytest.raises(ValueError, match=message):
+        ScoringConfig(**{name: built})
+    with pytest.raises(ValueError, match=message):
+        ScoringConfig().replace(**{name: built})
+
+
+def test_a_built_judge_and_pool_go_to_the_scorer_as_they_are():
+    judge, pool = _built_judge_and_pool()
+    base = ScoringConfig(formulas=[], long_texts="whole")
+    config, built = split_settings({"judge": judge, "pool": pool, "split_above": 50}, base=base)
+    assert built == {"judge": judge, "pool": pool}
+    assert (config.judge, config.pool, config.split_above, config.long_texts) == ("learned", DEFAULT_POOL, 50, "whole")
+    scorer = Scorer.prepare(config, **built)
+    assert scorer.judge is judge and scorer.pool is pool and scorer.method == "exhaustive"
+    out = score_texts([PLAIN, HARD], config=base, judge=judge, pool=pool)
+    assert (out["judge"], out["pool"]) == ("built-judge", "built-pool")
+    assert 0.0 < out["arts"][0] < out["arts"][1] < 1.0
+    assert "judge:built-judge|pool:built-pool#" in out["arts_signature"]

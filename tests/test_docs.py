@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from doc_examples import REPO, offline_env, run_doctests
+from doc_examples import REPO, registered_env, run_doctests
 
 DOCS = REPO / "docs"
 
@@ -138,7 +138,7 @@ def test_the_readme_is_short_and_the_moved_sections_live_in_docs():
 def test_the_docs_examples_run(tmp_path):
     pages = {name: text for name, text in _user_pages().items() if ">>> " in text}
     assert {"docs/guides/simplification.md", "docs/guides/paragraphs.md", "docs/guides/your-humans.md"} <= set(pages)
-    counts = run_doctests(pages, tmp_path, offline_env(tmp_path))
+    counts = run_doctests(pages, tmp_path, registered_env(tmp_path))
     assert sum(c["attempted"] for c in counts.values()) >= 15
 
 

@@ -13,7 +13,6 @@ copied out of the repo) from a working directory outside the repo.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from offline import ASSERT_OFFLINE, offline_env
 
 from arts_metric import __version__
 from arts_metric.space import assemble_space, build_wheel, runtime_requirements
@@ -75,28 +75,13 @@ def _pip(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def _offline_env(outside: dict, name: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        HF_EVALUATE_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        HF_MODULES_CACHE=str(outside["root"] / name / "modules"),
-        HF_HOME=str(outside["root"] / name / "hf_home"),
-        PYTHONPATH=str(outside["site"]),
-        ARTS_CACHE_DIR=str(outside["root"] / name / "cache"),
-    )
-    return env
+    home = outside["root"] / name
+    return offline_env(home, outside["site"], drop=("PYTHONPATH", "VIRTUAL_ENV"), ARTS_CACHE_DIR=str(home / "cache"))
 
 
-SCORE = textwrap.dedent(
+SCORE = ASSERT_OFFLINE + textwrap.dedent(
     f"""
-    import json, socket, sys, evaluate, arts_metric
-    try:
-        socket.create_connection(("huggingface.co", 443), timeout=2)
-        raise SystemExit("network was reachable: the test is not offline")
-    except OSError:
-        pass
+    import json, sys, evaluate, arts_metric
     m = evaluate.load(sys.argv[1])
     out = m.compute(predictions=[{PLAIN!r}, {HARD!r}], sources=[{HARD!r}, {PLAIN!r}])
     print(json.dumps({{"arts": out["arts"], "delta": out["arts_delta"], "package": arts_metric.__file__}}))

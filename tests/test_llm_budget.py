@@ -7,34 +7,25 @@ import warnings
 
 import pytest
 from llm_server import make_server  # noqa: F401  (fixture)
+from recorded import recorded_run, replay_judge
 
-from arts_metric import data as arts_data
 from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.budget import Budget
 from arts_metric.llm.cache import CACHE_FILE
 
-GPT4 = "gpt-4-1106-preview"
-
 
 @pytest.fixture(scope="module")
 def arts94(data_dir):
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts94", data_dir)]
-    history = arts_data.load_history("arts94", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        if (m.a, m.b) not in seen:
-            seen.add((m.a, m.b))
-            matches.append(m)
-    return texts, history, matches
+    return recorded_run("arts94", data_dir)
 
 
 def test_max_requests_stops_cleanly_and_a_rerun_resumes(make_server, arts94, tmp_path):
     texts, history, matches = arts94
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:200]]
     server = make_server(texts, history=history)
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}",
-        cache_dir=str(tmp_path),
+    judge = replay_judge(
+        server,
+        tmp_path,
         max_requests=40,
         concurrency=16,
         progress=False,
@@ -52,7 +43,7 @@ def test_max_requests_stops_cleanly_and_a_rerun_resumes(make_server, arts94, tmp
         judge.compare(pairs[150:])
     assert server.chat_requests == 40
     # A new run without a budget asks exactly the missing 160.
-    full = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), progress=False, hedges=0)
+    full = replay_judge(server, tmp_path, progress=False, hedges=0)
     assert full.compare(pairs) == [m.outcome_a for m in matches[:200]]
     assert server.chat_requests == 200 and full.stats.cached == 40
 
@@ -62,9 +53,9 @@ def test_max_cost_is_never_exceeded(make_server, arts94, tmp_path):
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:150]]
     server = make_server(texts, history=history)
     # $10 / $30 per million tokens; a pairwise request here costs about $0.002.
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}",
-        cache_dir=str(tmp_path),
+    judge = replay_judge(
+        server,
+        tmp_path,
         max_cost=0.15,
         price_in=10.0,
         price_out=30.0,
@@ -95,9 +86,7 @@ def test_budget_validation():
 def test_usage_tokens_are_reported_in_the_result(make_server, arts94, tmp_path):
     texts, history, matches = arts94
     server = make_server(texts, history=history)
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), price_in=1.0, price_out=2.0, progress=False
-    )
+    judge = replay_judge(server, tmp_path, price_in=1.0, price_out=2.0, progress=False)
     judge.compare([(texts[m.a], texts[m.b]) for m in matches[:30]])
     report = judge.report()
     assert report["prompt_tokens"] == server.prompt_tokens > 30 * 100
@@ -112,15 +101,15 @@ def test_rerun_sends_zero_requests_and_keys_never_leak(make_server, arts94, tmp_
     server = make_server(texts, history=history, api_key=secret)
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     pairs = [(texts[m.a], texts[m.b]) for m in history]
-    first = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), progress=False, hedges=0)
+    first = replay_judge(server, tmp_path, progress=False, hedges=0)
     d1 = first.compare(pairs)
     n = server.chat_requests
     assert n == len(matches) and f"Bearer {secret}" in server.auth_headers
-    second = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), progress=False)
+    second = replay_judge(server, tmp_path, progress=False)
     assert second.compare(pairs) == d1
     assert server.chat_requests == n and second.stats.requests == 0 and second.stats.cached == n
     # Another sampling parameter is another cache key.
-    third = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), temperature=0.7, progress=False)
+    third = replay_judge(server, tmp_path, temperature=0.7, progress=False)
     third.compare(pairs[:5])
     assert third.stats.requests == 5
     # Neither the cache file (with its WAL) nor the results contain the key.
@@ -136,7 +125,7 @@ def test_rerun_sends_zero_requests_and_keys_never_leak(make_server, arts94, tmp_
 def test_progress_bar_shows_live_counts(make_server, arts94, tmp_path, capsys):
     texts, history, matches = arts94
     server = make_server(texts, history=history)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), progress=True)
+    judge = replay_judge(server, tmp_path, progress=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         judge.compare([(texts[m.a], texts[m.b]) for m in matches[:20]])

@@ -13,30 +13,20 @@ from pathlib import Path
 
 import pytest
 from llm_server import Faults, make_server  # noqa: F401  (fixture)
+from recorded import GPT4, recorded_run, replay_judge
 
-from arts_metric import data as arts_data
 from arts_metric.judges import UNANSWERED, get_judge
 from arts_metric.llm.cache import CACHE_FILE
 from arts_metric.llm.runner import EndpointError, backoff_delay, retry_after_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
-GPT4 = "gpt-4-1106-preview"
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.2)
 
 
 @pytest.fixture(scope="module")
 def job(data_dir):
     """The first 1000 distinct ordered pairs of GPT-4's ARTS3000 run, with their recorded decisions."""
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)]
-    history = arts_data.load_history("arts3000", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        key = (texts[m.a].strip(), texts[m.b].strip())
-        if key not in seen:
-            seen.add(key)
-            matches.append(m)
-        if len(matches) == 1000:
-            break
+    texts, history, matches = recorded_run("arts3000", data_dir, 1000, by_text=True)
     pairs = [(texts[m.a], texts[m.b]) for m in matches]
     return texts, history, matches, pairs
 
@@ -46,9 +36,9 @@ def test_1000_matches_with_10pct_failures_and_5pct_unusable(make_server, job, tm
     faults = Faults(rate_429=0.05, rate_500=0.05, rate_unusable=0.05, retry_after=0.02, seed=7)
     server = make_server(texts, history=history, faults=faults)
     # No hedges: the counts below are exact (a duplicate of a request slowed by a loaded machine would add one).
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}",
-        cache_dir=str(tmp_path),
+    judge = replay_judge(
+        server,
+        tmp_path,
         concurrency=32,
         max_retries=10,
         max_reasks=5,
@@ -123,7 +113,7 @@ def test_killed_job_resumes_from_the_cache(make_server, job, tmp_path):
         cached = conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
     assert 300 <= cached < 1000
     before = server.chat_requests
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(cache_dir), concurrency=32, progress=False)
+    judge = replay_judge(server, cache_dir, concurrency=32, progress=False)
     decisions = judge.compare(pairs)
     assert decisions == [m.outcome_a for m in matches]
     # Only what was missing was sent.
@@ -136,7 +126,7 @@ def test_killed_job_resumes_from_the_cache(make_server, job, tmp_path):
 def test_retry_after_is_honoured(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     server = make_server(texts, history=history, faults=Faults(fail_first=2, retry_after=0.3))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), **FAST)
+    judge = replay_judge(server, tmp_path, **FAST)
     assert judge.compare(pairs[:1]) == [matches[0].outcome_a]
     gaps = [b - a for a, b in zip(server.request_times, server.request_times[1:])]
     assert len(gaps) == 2 and min(gaps) >= 0.3  # backoff alone (base 0.01 s) would be far shorter
@@ -146,9 +136,7 @@ def test_retry_after_is_honoured(make_server, job, tmp_path):
 def test_timeouts_are_retried(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     server = make_server(texts, history=history, faults=Faults(rate_timeout=0.2, hang=1.0, seed=3))
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), timeout=0.25, concurrency=16, **FAST
-    )
+    judge = replay_judge(server, tmp_path, timeout=0.25, concurrency=16, **FAST)
     decisions = judge.compare(pairs[:60])
     assert decisions == [m.outcome_a for m in matches[:60]]
     assert server.stats["timeouts"] > 0 and judge.stats.retried >= server.stats["timeouts"]
@@ -157,21 +145,21 @@ def test_timeouts_are_retried(make_server, job, tmp_path):
 def test_unusable_answers_are_recorded_not_guessed(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     server = make_server(texts, history=history, faults=Faults(rate_unusable=1.0))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_reasks=2, **FAST)
+    judge = replay_judge(server, tmp_path, max_reasks=2, **FAST)
     assert judge.compare(pairs[:10]) == [None] * 10
     assert judge.stats.invalid == 10 and server.chat_requests == 30  # 1 ask + 2 re-asks each
     # Cached as invalid: a rerun sends nothing and still reports them.
-    again = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), **FAST)
+    again = replay_judge(server, tmp_path, **FAST)
     assert again.compare(pairs[:10]) == [None] * 10
     assert server.chat_requests == 30 and again.stats.invalid == 10
     # The authors' coin flip only when asked for, and still counted.
-    flip = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), invalid="coin_flip", **FAST)
+    flip = replay_judge(server, tmp_path, invalid="coin_flip", **FAST)
     flips = flip.compare(pairs[:10])
     assert set(flips) <= {0.0, 1.0} and flip.stats.invalid == 10 and flip.stats.extra["coin_flips"] == 10
     assert flip.compare(pairs[:10]) == flips  # seeded: the same flips every time
     # retry_invalid asks again (the server now answers properly).
     server.faults.rate_unusable = 0.0
-    fixed = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), retry_invalid=True, **FAST)
+    fixed = replay_judge(server, tmp_path, retry_invalid=True, **FAST)
     assert fixed.compare(pairs[:10]) == [m.outcome_a for m in matches[:10]]
 
 
@@ -192,7 +180,7 @@ def test_fatal_errors_stop_the_job_without_leaking_the_key(make_server, job, tmp
 def test_persistent_server_errors_fail_loudly(make_server, job, tmp_path):
     texts, history, _, pairs = job
     server = make_server(texts, history=history, faults=Faults(rate_500=1.0))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_retries=2, **FAST)
+    judge = replay_judge(server, tmp_path, max_retries=2, **FAST)
     with pytest.raises(EndpointError, match="no request .* succeeded.*HTTP 500"):
         judge.compare(pairs[:4])
     assert server.chat_requests == 12  # 1 + 2 retries each, then given up
@@ -227,12 +215,12 @@ def test_retry_after_parsing_and_backoff():
 def test_max_completion_tokens_for_newer_models(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     server = make_server(texts, history=history, faults=Faults(reject_max_tokens=True))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), concurrency=1, **FAST)
+    judge = replay_judge(server, tmp_path, concurrency=1, **FAST)
     assert judge.compare(pairs[:5]) == [m.outcome_a for m in matches[:5]]
     assert server.stats["status_400"] == 1 and server.chat_requests == 6  # renamed once, then used throughout
     # Concurrently: every request already in flight with max_tokens is renamed and asked again too.
     server2 = make_server(texts, history=history, faults=Faults(reject_max_tokens=True))
-    judge2 = get_judge(f"openai:{GPT4}@{server2.base_url}", cache_dir=str(tmp_path / "c"), concurrency=8, **FAST)
+    judge2 = replay_judge(server2, tmp_path / "c", concurrency=8, **FAST)
     assert judge2.compare(pairs[:40]) == [m.outcome_a for m in matches[:40]]
     assert judge2.stats.extra["failed"] == 0
     assert 1 <= server2.stats["status_400"] <= 8 and server2.chat_requests == 40 + server2.stats["status_400"]
@@ -242,7 +230,7 @@ def test_client_errors_fail_the_item_not_the_run(make_server, job, tmp_path):
     texts, history, matches, pairs = job
     bad = pairs[3][0].strip()
     server = make_server(texts, history=history, faults=Faults(reject_containing=bad))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), **FAST)
+    judge = replay_judge(server, tmp_path, **FAST)
     with pytest.warns(RuntimeWarning, match="1 of 8 judgments failed.*HTTP 400"):
         decisions = judge.compare(pairs[:8])
     expected = [m.outcome_a for m in matches[:8]]
@@ -250,5 +238,5 @@ def test_client_errors_fail_the_item_not_the_run(make_server, job, tmp_path):
     assert judge.stats.extra["failed"] == 1 and judge.stats.invalid == 0 and judge.stats.retried == 0
     # Not cached: a rerun (the server fixed) asks exactly that one again.
     server.faults.reject_containing = None
-    again = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), **FAST)
+    again = replay_judge(server, tmp_path, **FAST)
     assert again.compare(pairs[:8]) == expected and again.stats.requests == 1

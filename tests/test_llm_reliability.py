@@ -12,6 +12,7 @@ import datasets
 import numpy as np
 import pytest
 from llm_server import Faults, ReplayServer, make_server  # noqa: F401  (fixture)
+from recorded import GPT4, recorded_run, replay_judge
 
 from arts_metric import data as arts_data
 from arts_metric.bulk import score_dataset
@@ -26,7 +27,6 @@ from arts_metric.pool import pool_from_rows
 from arts_metric.scorer import Scorer
 from arts_metric.units import place_texts
 
-GPT4 = "gpt-4-1106-preview"
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.05)
 NOISE = 0.15  # share of unrecorded pairs the server answers "the longer text is easier"
 
@@ -153,16 +153,7 @@ def test_the_per_text_pipeline_gives_what_rounds_give(make_server, arts94, tmp_p
 @pytest.fixture(scope="module")
 def job(data_dir):
     """Distinct ordered pairs of GPT-4's ARTS3000 run with their recorded decisions."""
-    texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)]
-    history = arts_data.load_history("arts3000", GPT4, "pairwise-run1", data_dir)
-    seen, matches = set(), []
-    for m in history:
-        if (m.a, m.b) not in seen and m.harder is not None:
-            seen.add((m.a, m.b))
-            matches.append(m)
-        if len(matches) == 120:
-            break
-    return texts, history, matches
+    return recorded_run("arts3000", data_dir, 120, decided=True)
 
 
 def _once(pairs, k):
@@ -178,7 +169,7 @@ def test_replies_without_an_answer_are_retried_and_never_cached(make_server, job
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:100]]
     expected = [m.outcome_a for m in matches[:100]]
     server = make_server(texts, history=history, faults=Faults(rate_empty=0.15, rate_null=0.15, seed=5))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_retries=10, hedges=0, **FAST)
+    judge = replay_judge(server, tmp_path, max_retries=10, hedges=0, **FAST)
     assert judge.compare(pairs) == expected
     faults = server.stats["empty_choices"] + server.stats["null_content"]
     assert server.stats["empty_choices"] > 5 and server.stats["null_content"] > 5
@@ -194,7 +185,7 @@ def test_replies_without_an_answer_are_retried_and_never_cached(make_server, job
     bad = {_once(eight, 2): "null", _once(eight, 5): "empty"}
     server2 = make_server(texts, history=history, faults=Faults(by_text=bad))
     cache2 = tmp_path / "second"
-    judge2 = get_judge(f"openai:{GPT4}@{server2.base_url}", cache_dir=str(cache2), max_retries=2, **FAST)
+    judge2 = replay_judge(server2, cache2, max_retries=2, **FAST)
     with pytest.warns(RuntimeWarning, match=r"2 of 8 judgments failed.*HTTP 200 without an answer"):
         got = judge2.compare(eight)
     assert got[2] is UNANSWERED and got[5] is UNANSWERED
@@ -203,7 +194,7 @@ def test_replies_without_an_answer_are_retried_and_never_cached(make_server, job
     with JudgmentCache.in_dir(cache2) as cache:
         assert cache.count() == 6
     server2.faults.by_text = {}
-    rerun = get_judge(f"openai:{GPT4}@{server2.base_url}", cache_dir=str(cache2), **FAST)
+    rerun = replay_judge(server2, cache2, **FAST)
     before = server2.chat_requests
     assert rerun.compare(eight) == want
     assert server2.chat_requests - before == rerun.stats.requests == 2
@@ -231,7 +222,7 @@ def test_a_late_failure_neither_aborts_nor_becomes_a_judgment(make_server, job, 
     texts, history, matches = job
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:10]]
     server = make_server(texts, history=history)
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_retries=1, **FAST)
+    judge = replay_judge(server, tmp_path, max_retries=1, **FAST)
     assert judge.compare(pairs[:5]) == [m.outcome_a for m in matches[:5]]
     server.faults.rate_500 = 1.0  # the endpoint answered before: a failure now is a failure, not a dead endpoint
     with pytest.warns(RuntimeWarning, match="3 of 3 judgments failed.*HTTP 500"):
@@ -314,9 +305,7 @@ def test_a_straggling_request_is_hedged(make_server, job, tmp_path):
     texts, history, matches = job
     pair = (texts[matches[0].a], texts[matches[0].b])
     server = make_server(texts, history=history, faults=Faults(by_text={pair[0].strip(): "hang_once"}, hang=20.0))
-    judge = get_judge(
-        f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), hedges=1, hedge_after=0.3, timeout=60, **FAST
-    )
+    judge = replay_judge(server, tmp_path, hedges=1, hedge_after=0.3, timeout=60, **FAST)
     t0 = time.monotonic()
     assert judge.compare([pair]) == [matches[0].outcome_a]
     assert time.monotonic() - t0 < 10  # the duplicate answered; the first request (20 s) was dropped
@@ -367,7 +356,7 @@ def test_cache_file_holds_no_failed_judgment(make_server, job, tmp_path):
     texts, history, matches = job
     pairs = [(texts[m.a], texts[m.b]) for m in matches[:30]]
     server = make_server(texts, history=history, faults=Faults(rate_500=0.3, rate_null=0.2, rate_unusable=0.2, seed=9))
-    judge = get_judge(f"openai:{GPT4}@{server.base_url}", cache_dir=str(tmp_path), max_retries=0, max_reasks=0, **FAST)
+    judge = replay_judge(server, tmp_path, max_retries=0, max_reasks=0, **FAST)
     with pytest.warns(RuntimeWarning, match="failed"):
         got = judge.compare(pairs)
     failed = sum(d is UNANSWERED for d in got)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -12,15 +11,17 @@ from pathlib import Path
 import evaluate
 import numpy as np
 import pytest
+from offline import ASSERT_OFFLINE, offline_env
 from scipy.stats import spearmanr
 
 from arts_metric.data import load_history, load_pool_rows
 from arts_metric.elo import ratings_from_history
+from arts_metric.judges.simulated import SimulatedPointwiseJudge
+from arts_metric.pool import pool_from_rows
 from arts_metric.registry import module_script_path
 from arts_metric.scoring import score_texts
 
 REPO = Path(__file__).resolve().parent.parent
-OFFLINE_SITE = Path(__file__).resolve().parent / "offline_site"
 
 PLAIN = "The dog ran to the park."
 HARD = (
@@ -34,37 +35,18 @@ def metric():
     return evaluate.load(str(module_script_path()))
 
 
-def _offline_env(tmp_path: Path) -> dict:
-    env = dict(os.environ)
-    env.update(
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        HF_EVALUATE_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        HF_MODULES_CACHE=str(tmp_path / "modules"),
-        HF_HOME=str(tmp_path / "hf_home"),
-        PYTHONPATH=str(OFFLINE_SITE),
-    )
-    return env
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["elsewhere", "repo root"])
 def test_bare_name_loads_offline(tmp_path, where):
     """`arts register` then evaluate.load("arts") in a fresh interpreter with sockets
     cut, from a directory that is not the repository and from the repository root."""
-    env = _offline_env(tmp_path)
+    env = offline_env(tmp_path)
     cwd = tmp_path if where == "elsewhere" else REPO
     arts_bin = Path(sys.executable).parent / "arts"
     subprocess.run([str(arts_bin), "register", "--quiet"], check=True, env=env, cwd=cwd)
-    code = textwrap.dedent(
+    code = ASSERT_OFFLINE + textwrap.dedent(
         f"""
-        import json, socket, evaluate
-        try:
-            socket.create_connection(("huggingface.co", 443), timeout=2)
-            raise SystemExit("network was reachable: the test is not offline")
-        except OSError:
-            pass
+        import json, evaluate
         m = evaluate.load("arts")
         out = m.compute(predictions=[{PLAIN!r}, {HARD!r}])
         print(json.dumps({{"arts": out["arts"], "fkgl": out["fkgl"], "mean": out["arts_mean"]}}))
@@ -82,7 +64,7 @@ def test_bare_name_loads_offline(tmp_path, where):
 def test_module_docstring_examples_run(tmp_path):
     """The module script's docstring examples run as doctests (as `evaluate` runs its own
     metrics'), in a fresh offline interpreter where `arts register` made "arts" loadable."""
-    env = _offline_env(tmp_path)
+    env = offline_env(tmp_path)
     subprocess.run(
         [str(Path(sys.executable).parent / "arts"), "register", "--quiet"], check=True, env=env, cwd=tmp_path
     )
@@ -111,6 +93,22 @@ def test_settings_are_checked_by_the_config(metric):
         metric.compute(predictions=[PLAIN], pools="arts94")
     with pytest.raises(ValueError, match="long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"):
         metric.compute(predictions=[PLAIN], long_texts="pages")
+
+
+def test_a_judge_and_pool_built_beforehand_serve_load_and_compute():
+    ruler = [f"pool text {i}" for i in range(5)]
+    judge = SimulatedPointwiseJudge([*ruler, PLAIN, HARD], [0, 1, 2, 3, 4, 0.5, 3.5], name="built-judge")
+    pool = pool_from_rows([{"text": t, "elo": 1000.0 + 100.0 * i} for i, t in enumerate(ruler)], name="built-pool")
+    loaded = evaluate.load(str(module_script_path()), judge=judge, pool=pool, formulas=[])
+    assert loaded.defaults.judge == "learned"  # the settings hold specs; the built objects stay apart
+    first = loaded.compute(predictions=[PLAIN, HARD])
+    for out in (first, loaded.compute(predictions=[PLAIN, HARD], split_above=9)):
+        assert (out["judge"], out["pool"]) == ("built-judge", "built-pool")
+        assert 0.0 < out["arts"][0] < out["arts"][1] < 1.0
+    other = SimulatedPointwiseJudge([*ruler, PLAIN], [0, 1, 2, 3, 4, 4.5], name="other-judge")
+    out = loaded.compute(predictions=[PLAIN], judge=other, pool=pool)  # compute's own built judge wins
+    assert out["judge"] == "other-judge" and out["pool"] == "built-pool"
+    assert out["arts"][0] > first["arts"][0] + 0.5  # PLAIN is hardest of all to the other judge
 
 
 def test_compute_outputs(metric):

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 from scipy.special import expit, logsumexp, softmax
 from scipy.stats import entropy, uniform
 
@@ -18,15 +19,9 @@ from arts_metric.judges.base import Judge
 from arts_metric.placement.adaptive import _calibrate
 from arts_metric.placement.opponents import calibration_texts
 from arts_metric.placement.rank_posterior import LAPSES, WIDTHS, RankPosterior, binary_entropy
-from arts_metric.pool import Pool
 
 N = 100
-POOL = Pool(
-    name="rank-toy",
-    ids=[str(j) for j in range(N)],
-    ratings=1000.0 + 10.0 * np.arange(N),
-    texts=[f"rank text {j}" for j in range(N)],
-)
+POOL = ladder_pool(N, "rank-toy", text="rank text {j}")
 POSITION = dict(zip(POOL.texts, POOL.arts_of_rating(POOL.ratings)))  # each pool text's ARTS, (j + 0.5) / N
 
 # The judges the family is built for (module comment: a lapse rate, and a logistic blur

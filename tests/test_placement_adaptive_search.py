@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 from scipy.special import expit
 from scipy.stats import entropy
 from test_placement_adaptive import RecordingPairJudge
@@ -282,12 +283,7 @@ def test_default_min_calls_is_4_and_seed_is_0():
 def test_default_candidates_is_100():
     # 202 pool texts: 100 strata hold 3, 3, 2, 2, ... texts, 101 strata 2 each, so a newcomer
     # searching near the bottom of the pool meets other strata.
-    big = Pool(
-        name="big",
-        ids=[str(j) for j in range(202)],
-        ratings=1000.0 + 2.0 * np.arange(202),
-        texts=[f"big text {j}" for j in range(202)],
-    )
+    big = ladder_pool(202, "big", step=2.0, text="big text {j}")
     difficulty = {**{f"big text {j}": float(j) for j in range(202)}, **dict(zip(NEWCOMERS, (1.5, 4.5, 150.5)))}
 
     class BigJudge(KnownPairJudge):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 from scipy.special import expit
 from test_placement_mle import DIFFICULTY, NEWCOMERS, KnownPairJudge
 
@@ -19,13 +20,7 @@ from arts_metric.pool import Pool
 
 
 def toy_pool() -> Pool:  # a fresh pool each time: pools keep pointwise judges' scores
-    n = 40
-    return Pool(
-        name="toy",
-        ids=[str(j) for j in range(n)],
-        ratings=1000.0 + 10.0 * np.arange(n),
-        texts=[f"pool text {j}" for j in range(n)],
-    )
+    return ladder_pool(40)
 
 
 class CountingPointwiseJudge(PointwiseJudge):

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 from scipy.special import expit
 from scipy.stats import norm
 from test_placement_adaptive import RecordingPairJudge
@@ -22,7 +23,6 @@ from test_placement_mle import DIFFICULTY, NEWCOMERS, POOL
 from arts_metric.elo import rating_of_expected_score
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement import QUANTILE_LEVELS, place_exhaustive
-from arts_metric.pool import Pool
 
 
 class SixteenthsJudge(PointwiseJudge):
@@ -66,12 +66,7 @@ def quantile_of_soft_placement(p: list[Fraction], u: Fraction) -> Fraction:
 
 def test_quantiles_and_interval_are_those_of_the_soft_placement_ties_included():
     n_pool = 20
-    pool = Pool(
-        name="toy16",
-        ids=[str(j) for j in range(n_pool)],
-        ratings=1000.0 + 10.0 * np.arange(n_pool),
-        texts=[f"pool text {j}" for j in range(n_pool)],
-    )
+    pool = ladder_pool(n_pool, "toy16")
     newcomers = {"easy": 3, "middle": 10, "hard": 17}
     judge = SixteenthsJudge({**{f"pool text {j}": j for j in range(n_pool)}, **newcomers})
     res = place_exhaustive(judge, pool, list(newcomers), level=0.875)  # bounds at 1/16 and 15/16
@@ -94,6 +89,7 @@ def test_se_is_the_interval_width_in_normal_units():
     width = res.interval[:, 1] - res.interval[:, 0]
     np.testing.assert_allclose(res.se, width / (2.0 * norm.ppf(0.95)), rtol=1e-12)
     assert np.all(res.se > 0) and np.all(width > 0)
+    assert res.sampled is False  # every pool text met: nothing sampled, so no per-text sampling interval
 
 
 def test_an_invalid_pool_text_is_left_out_and_counted_only_when_scored_now():

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 
 from arts_metric.placement import QUANTILE_LEVELS, PlacementResult, system_interval
-from arts_metric.pool import Pool
 
-POOL = Pool(name="evenly-spaced", ids=[str(k) for k in range(100)], ratings=1000.0 + 10.0 * np.arange(100))
+POOL = ladder_pool(100, "evenly-spaced", text=None)
 LEVELS = np.asarray(QUANTILE_LEVELS)
 
 

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 from scipy.stats import norm
 
 from arts_metric.judges.base import Judge
 from arts_metric.placement import QUANTILE_LEVELS, place_mle, place_pairwise
-from arts_metric.pool import Pool
 
 N = 40
-POOL = Pool(
-    name="toy",
-    ids=[str(j) for j in range(N)],
-    ratings=1000.0 + 10.0 * np.arange(N),
-    texts=[f"pool text {j}" for j in range(N)],
-)
+POOL = ladder_pool(N)
 NEWCOMERS = ["newcomer a", "newcomer b", "newcomer c"]
 DIFFICULTY = {**{f"pool text {j}": j / 4.0 for j in range(N)}, "newcomer a": 2.0, "newcomer b": 5.5, "newcomer c": 9.0}
 
@@ -53,6 +48,7 @@ def test_the_interval_and_quantiles_are_those_of_a_normal_of_the_rating_and_se()
     np.testing.assert_allclose(res.interval, np.c_[res.ratings - z * res.se, res.ratings + z * res.se], rtol=1e-12)
     expected = POOL.arts_of_rating(res.ratings[:, None] + res.se[:, None] * norm.ppf(QUANTILE_LEVELS)[None, :])
     np.testing.assert_array_equal(res.arts_quantiles, expected)
+    assert res.sampled is True  # the opponents are a sample of the pool
     assert np.all(np.diff(res.arts_quantiles, axis=1) >= 0) and np.all(res.se > 0)
 
 

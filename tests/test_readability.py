@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from offline import OFFLINE_SITE
 
 from arts_metric import readability
 from arts_metric.readability import (
@@ -35,10 +36,6 @@ TECHNICAL = (
     "interstitial distribution, and considerable interindividual variability in neonatal "
     "receptor-dependent recycling, complicating extrapolation from preclinical observations."
 )
-
-# tests/offline_site holds a sitecustomize that cuts the network, so a fresh
-# interpreter starts with no network and no warmed caches.
-OFFLINE_SITE = Path(__file__).resolve().parent / "offline_site"
 
 
 def _run_offline(tmp_path: Path, code: str) -> subprocess.CompletedProcess:
@@ -235,7 +232,7 @@ def test_unknown_formula_lists_valid_names():
 def test_bad_texts_are_named():
     with pytest.raises(ValueError, match="not a single string"):
         compute_formulas(PLAIN)
-    with pytest.raises(ValueError, match=r"texts\[1\] is int"):
+    with pytest.raises(ValueError, match=r"texts\[1\] is a int, not a string"):
         compute_formulas([PLAIN, 7])
     with pytest.raises(ValueError, match="no formulas"):
         compute_formulas([PLAIN], [])

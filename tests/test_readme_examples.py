@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from doc_examples import REPO, offline_env, run_doctests, section
+from doc_examples import REPO, registered_env, run_doctests, section
 
 
 def _five_lines(text: str) -> tuple[str, str]:
@@ -23,7 +23,7 @@ def _five_lines(text: str) -> tuple[str, str]:
 def test_metric_card_examples_run(tmp_path):
     text = section("Examples", "metric_card.md")
     assert text.count(">>> ") >= 6
-    run_doctests({"metric_card.md": text}, tmp_path, offline_env(tmp_path))
+    run_doctests({"metric_card.md": text}, tmp_path, registered_env(tmp_path))
 
 
 @pytest.mark.slow
@@ -35,7 +35,7 @@ def test_five_lines_print_what_the_readme_shows(tmp_path):
     proc = subprocess.run(
         [sys.executable, "five_lines.py"],
         cwd=tmp_path,
-        env=offline_env(tmp_path),
+        env=registered_env(tmp_path),
         capture_output=True,
         text=True,
         timeout=600,

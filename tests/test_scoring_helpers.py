@@ -15,7 +15,7 @@ import scipy.stats as sps
 
 from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
-from arts_metric.scorer import dry_run_placement, resolve_placement
+from arts_metric.scorer import checked_placer, resolve_placement
 from arts_metric.scoring import (
     _correlation,
     _p_output_easier,
@@ -27,6 +27,8 @@ EASY = "The dog ran."
 MID = "The dog ran to the park with the boy and his big red ball."
 HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnify the lessor."
 HUMAN = [1.0, 1.5, 2.0]  # a range of exactly 1 is not constant
+#: A correlation that is undefined: every coefficient and p-value None (beside its ``n``).
+UNDEFINED = dict.fromkeys(("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p"))
 CHINESE = "\u8fd9\u662f\u4e00\u4e2a\u5f88\u957f\u7684\u4e2d\u6587\u53e5\u5b50\u3002"
 CHINESE_2 = "\u4eca\u5929\u5929\u6c14\u5f88\u597d\uff0c\u6211\u4eec\u53bb\u516c\u56ed\u3002"
 
@@ -41,7 +43,7 @@ def three_texts() -> dict:
 
 def test_dry_run_draws_no_progress_bar(capsys):
     judge = SimulatedJudge(["a", "b"], [0.0, 1.0])  # pairwise: the dry run uses adaptive placement
-    dry_run_placement(*resolve_placement(judge, ScoringConfig(placement="adaptive")))
+    checked_placer(*resolve_placement(judge, ScoringConfig(placement="adaptive")))
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 
@@ -89,30 +91,14 @@ def test_correlation_over_constant_scores_is_none():
         warnings.simplefilter("ignore")
         out = score_texts([MID, MID, MID], human_scores=[1, 2, 3])
     assert out["arts"][0] == out["arts"][1] == out["arts"][2]
-    assert out["correlation"]["arts"] == {
-        "pearson": None,
-        "pearson_p": None,
-        "spearman": None,
-        "spearman_p": None,
-        "kendall": None,
-        "kendall_p": None,
-        "n": 3,
-    }
+    assert out["correlation"]["arts"] == {**UNDEFINED, "n": 3}
 
 
 def test_correlation_where_human_scores_are_constant_on_the_defined_texts_is_none():
     values = np.array([1.0, 2.0, np.nan, 3.0])  # e.g. a formula undefined on text 2
     human = np.array([1.0, 1.0, 5.0, 1.0])
     out = _correlation(values, human, harder=True, human_higher_is="harder")
-    assert out == {
-        "pearson": None,
-        "pearson_p": None,
-        "spearman": None,
-        "spearman_p": None,
-        "kendall": None,
-        "kendall_p": None,
-        "n": 3,
-    }
+    assert out == {**UNDEFINED, "n": 3}
 
 
 def test_formula_warning_points_at_the_caller():

@@ -17,7 +17,7 @@ from arts_metric.config import ScoringConfig
 from arts_metric.judges.base import Judge
 from arts_metric.judges.learned import LearnedJudge, default_weights_dir
 from arts_metric.placement import METHODS, method_defaults
-from arts_metric.scorer import Scorer, resolve_placement
+from arts_metric.scorer import Scorer, resolve_placement, split_settings
 from arts_metric.scoring import score_texts
 from arts_metric.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
 
@@ -48,8 +48,8 @@ CHANGES_SCORES = {
 def _signature(**settings) -> str:
     # The signature of the settings alone (no dry run: some option values below are not ones
     # a placement would accept, and the signature needs none of them to be).
-    config = ScoringConfig(**settings)
-    judge = config.make_judge()
+    config, built = split_settings(settings)  # the pairwise stand-in is a built judge
+    judge = built["judge"] if "judge" in built else config.make_judge()
     return arts_signature(config, judge, config.make_pool(judge), *resolve_placement(judge, config))
 
 

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 import pytest
+from ladder import ladder_pool
 
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score, team_rating
@@ -87,13 +88,7 @@ class KnownPairJudge(Judge):
 
 @pytest.fixture(scope="module")
 def pool() -> Pool:
-    ids = [str(j) for j in range(POOL_SIZE)]
-    return Pool(
-        name="toy",
-        ids=ids,
-        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
-        texts=[f"pool text {j}" for j in range(POOL_SIZE)],
-    )
+    return ladder_pool(POOL_SIZE, step=25.0)
 
 
 def _weights() -> np.ndarray:
@@ -285,10 +280,11 @@ def test_shipped_pool_scores_need_no_pool_texts():
     """A pool that ships the judge's scores of its texts (as the built-in pools do for the
     learned judge) places texts without reading the pool's texts."""
     judge = KnownScoreJudge(_difficulty())
-    shipped = Pool(
-        name="not-a-pool",
-        ids=[str(j) for j in range(POOL_SIZE)],
-        ratings=1000.0 + 25.0 * np.arange(POOL_SIZE),
+    shipped = ladder_pool(
+        POOL_SIZE,
+        "not-a-pool",
+        step=25.0,
+        text=None,
         judge_scores={judge.score_key: np.arange(POOL_SIZE, dtype=float)},
     )
     placed = place_texts([DOC], Scorer.prepare(ScoringConfig(long_texts="chunks", **CHUNKS), judge, shipped))

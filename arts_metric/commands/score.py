@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
     from arts_metric.llm.report import request_summary
-    from arts_metric.scorer import dry_run_placement, resolve_placement
+    from arts_metric.scorer import checked_placer, resolve_placement
     from arts_metric.scoring import score_texts
 
     config = config_from_args(args, PLACEMENT_FLAGS)
@@ -136,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
     labels, texts, rows = _collect(args)
     try:
         judge = config.make_judge()
-        config = config.replace(judge=judge, pool=config.make_pool(judge))
-        dry_run_placement(*resolve_placement(judge, config))  # a setting error, not an error of the rows
+        checked_placer(*resolve_placement(judge, config))  # a setting error, not an error of the rows
+        built = {"judge": judge, "pool": config.make_pool(judge)}
     except (ValueError, FileNotFoundError) as exc:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         for start in range(0, len(texts), BATCH):
             batch = texts[start : start + BATCH]
             try:
-                res = score_texts(batch, config=config)
+                res = score_texts(batch, config=config, **built)
             except (ARTSDataNotFoundError, EndpointError) as exc:
                 raise CLIError(str(exc)) from None
             except ValueError as exc:

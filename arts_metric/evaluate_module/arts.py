@@ -49,7 +49,7 @@ from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.directions import check_direction
 from arts_metric.inputs import check_empty_policy, check_human_scores, check_text
-from arts_metric.scorer import Scorer
+from arts_metric.scorer import Scorer, split_settings
 from arts_metric.scoring import score_texts
 
 _CITATION = """\
@@ -275,8 +275,8 @@ class ARTS(evaluate.Metric):
         #: Whether compute() returns only corpus-level numbers (see "Returns").
         self.corpus_only = _check_bool(settings.pop("corpus_only", corpus), "corpus_only")
         #: The settings given at load time over the defaults (validated here, at load).
-        self.defaults = ScoringConfig.from_settings(settings)
-        self._prepared = None  # the defaults with the judge and pool built, once loaded
+        self.defaults, self._built = split_settings(settings)  # a judge or pool given built stays apart
+        self._prepared = None  # the Scorer of the defaults (judge and pool built), once loaded
         self._stream = None  # the inputs of the examples added since the last compute()
         super().__init__(config_name=config_name, **kwargs)
 
@@ -294,10 +294,10 @@ class ARTS(evaluate.Metric):
     def _download_and_prepare(self, dl_manager):
         """Build the default judge (loading its model) and pool once, as ``comet`` loads
         its checkpoint; nothing is downloaded and no judge request is sent."""
-        scorer = Scorer.prepare(self.defaults)
+        scorer = Scorer.prepare(self.defaults, **self._built)
         if hasattr(type(scorer.judge), "encoder"):
             _ = scorer.judge.encoder  # the learned judge's sentence encoder: loaded now, not on first compute
-        self._prepared = self.defaults.replace(judge=scorer.judge, pool=scorer.pool)
+        self._prepared = scorer
 
     # -- inputs ----------------------------------------------------------------
     def _checked_batch(self, columns):
@@ -376,7 +376,7 @@ class ARTS(evaluate.Metric):
     def _check_settings(self, kwargs):
         """Every setting of a compute() call, checked before evaluate reads the added examples."""
         settings = {k: v for k, v in kwargs.items() if k in ScoringConfig.names()}
-        ScoringConfig.from_settings(settings, base=self.defaults)
+        split_settings(settings, base=self.defaults)
         if "empty" in kwargs:
             check_empty_policy(kwargs["empty"])
         if "corpus_only" in kwargs:
@@ -404,14 +404,13 @@ class ARTS(evaluate.Metric):
             inputs[name] = _present(name, list(values), _own, self.num_process) if values is not None else None
             if inputs[name] is None and name in (_late or {}):
                 inputs[name] = _late[name]
-        config = ScoringConfig.from_settings(settings, base=self.defaults)
-        if self._prepared is not None:
-            keep = {}
-            if not {"judge", "judge_options"} & set(settings):
-                keep["judge"] = self._prepared.judge
-                if not {"pool", "data_dir"} & set(settings):
-                    keep["pool"] = self._prepared.pool
-            config = config.replace(**keep)
+        config, _ = split_settings(settings, base=self.defaults)
+        ready = self._built if self._prepared is None else {"judge": self._prepared.judge, "pool": self._prepared.pool}
+        keep = {}
+        if not {"judge", "judge_options"} & set(settings):
+            keep = {k: ready[k] for k in ("judge",) if k in ready}
+            if not {"pool", "data_dir"} & set(settings) and "pool" in ready:
+                keep["pool"] = ready["pool"]
         result = score_texts(
             list(predictions),
             sources=inputs["sources"],
@@ -419,7 +418,9 @@ class ARTS(evaluate.Metric):
             human_scores=human_scores,
             human_higher_is=human_higher_is,
             empty=self.empty if empty is None else empty,
-            config=config,
+            config=self.defaults,
+            **keep,
+            **settings,
         )
         result["arts_metric_version"] = _ARTS_VERSION
         if self.corpus_only if corpus_only is None else corpus_only:

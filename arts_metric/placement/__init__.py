@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, mle_rating
 from arts_metric.placement.adaptive import place_adaptive
-from arts_metric.placement.api import METHODS, method_defaults, method_options, place
+from arts_metric.placement.api import METHODS, Placer, default_method, method_defaults, method_options, place, placer
 from arts_metric.placement.asker import pool_judge_scores, pool_judge_scores_status
 from arts_metric.placement.elo_method import place_elo
 from arts_metric.placement.exhaustive import place_exhaustive, place_pointwise
@@ -87,8 +87,10 @@ __all__ = [
     "METHODS",
     "QUANTILE_LEVELS",
     "PlacementResult",
+    "Placer",
     "calibration_texts",
     "default_budget",
+    "default_method",
     "method_defaults",
     "method_options",
     "mle_rating",
@@ -99,6 +101,7 @@ __all__ = [
     "place_mle",
     "place_pairwise",
     "place_pointwise",
+    "placer",
     "pool_judge_scores",
     "pool_judge_scores_status",
     "rating_of_arts",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement.adaptive import place_adaptive
@@ -36,6 +36,23 @@ def method_options(method: str) -> list[str]:
     return list(method_defaults(method))
 
 
+#: A placement method's function: ``(judge, pool, texts, **options) -> PlacementResult``.
+Placer = Callable[..., PlacementResult]
+
+
+def placer(method: str, options: Mapping[str, Any]) -> Placer:
+    """The function of placement ``method``, once ``options`` are checked to be among the
+    ones it takes (``ValueError`` naming those it does not)."""
+    known = method_options(method)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown placement option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
+            f"it takes: {', '.join(known)}"
+        )
+    return _PLACERS[method]
+
+
 def place(
     judge: Judge, pool: Pool, texts: Sequence[str], method: str | None = None, **options: Any
 ) -> PlacementResult:
@@ -47,16 +64,15 @@ def place(
     (``place_exhaustive``, ``place_elo``, ``place_mle``, ``place_adaptive``);
     an option the method does not take raises ``ValueError``.
     """
-    if method is None:
-        method = "exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"
-    known = method_options(method)
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ValueError(
-            f"unknown placement option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
-            f"it takes: {', '.join(known)}"
-        )
+    method = method or default_method(judge)
+    run = placer(method, options)
     texts = check_newcomers(texts)
     if not texts:
         return empty_result(method)
-    return _PLACERS[method](judge, pool, texts, **options)
+    return run(judge, pool, texts, **options)
+
+
+def default_method(judge: Judge) -> str:
+    """``"exhaustive"`` for a :class:`PointwiseJudge` (no pairwise calls), ``"adaptive"`` for
+    any other judge."""
+    return "exhaustive" if isinstance(judge, PointwiseJudge) else "adaptive"

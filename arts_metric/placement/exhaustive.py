@@ -99,9 +99,10 @@ def place_pointwise(
         "exhaustive",
         level,
         arts=arts,
-        info={"sampled": False, "pool_scored": pool_asked},
+        info={"pool_scored": pool_asked},
         incomplete=incomplete,
         judge_calls=per_text * (n + pool_asked),
+        sampled=False,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from arts_metric.elo import rating_of_position
+from arts_metric.inputs import check_text_list
 from arts_metric.placement.asker import Asker
 from arts_metric.pool import Pool
 
@@ -59,6 +60,9 @@ class PlacementResult:
     arts_quantiles: np.ndarray | None = None
     #: ``(n, 2)`` interval of each text on the ARTS scale at ``level``
     arts_interval: np.ndarray | None = None
+    #: False where no judge decision was sampled (a pointwise judge against every pool
+    #: text): the values are exact given the judge, with no per-text sampling interval
+    sampled: bool = True
     #: method details, e.g. the calibrated judge model of ``adaptive``
     info: dict = field(default_factory=dict)
 
@@ -91,15 +95,8 @@ def check_budget(budget: int | None, pool: Pool) -> int:
 
 
 def check_newcomers(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise ValueError("texts must be a list of strings, not a single string")
-    texts = list(texts)
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise ValueError(f"texts[{i}] is a {type(t).__name__}, not a string: {t!r:.60}")
-        if not t.strip():
-            raise ValueError(f"texts[{i}] is empty or whitespace only")
-    return texts
+    """The texts to place: non-blank strings (:func:`arts_metric.inputs.check_text_list`)."""
+    return check_text_list(texts, "texts")
 
 
 def interval_bounds(level: float) -> tuple[float, float]:
@@ -123,6 +120,7 @@ def finish_result(
     info: dict | None = None,
     incomplete: np.ndarray | None = None,
     judge_calls: int | None = None,
+    sampled: bool = True,
 ) -> PlacementResult:
     """Assemble a method's result; the judge's call, invalid and failed counts come
     from ``asker`` (``judge_calls`` overrides the call count)."""
@@ -142,6 +140,7 @@ def finish_result(
         arts=pool.arts_of_rating(ratings) if arts is None else arts,
         arts_quantiles=arts_q,
         arts_interval=interval_arts,
+        sampled=sampled,
         info=dict(info or {}),
     )
 

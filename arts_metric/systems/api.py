@@ -16,6 +16,7 @@ from arts_metric.config import ScoringConfig
 from arts_metric.directions import check_direction
 from arts_metric.elo import START_RATING
 from arts_metric.judges import Judge
+from arts_metric.scorer import split_settings
 from arts_metric.systems import head_to_head, pool_view
 from arts_metric.systems.head_to_head import Matches
 from arts_metric.systems.human import correlation_rows
@@ -128,7 +129,7 @@ def compare_systems(
     """
     views = _check_views(views)
     given = {k: v for k, v in (("judge", judge), ("pool", pool)) if v is not None}
-    config = ScoringConfig.from_settings({**given, **settings}, base=config)
+    config, built = split_settings({**given, **settings}, base=config)
     check_direction(human_higher_is, "human_higher_is")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
@@ -140,10 +141,10 @@ def compare_systems(
     if not (isinstance(prior_sd, (int, float)) and np.isfinite(prior_sd) and prior_sd > 0):
         raise ValueError(f"prior_sd must be a positive number of Elo points, got {prior_sd!r}")
 
-    own_judge = not isinstance(config.judge, Judge)
-    judge_obj = config.make_judge()
+    own_judge = "judge" not in built
+    judge_obj = built["judge"] if "judge" in built else config.make_judge()
     try:
-        config = config.replace(judge=judge_obj, pool=config.make_pool(judge_obj))
+        pool_obj = built["pool"] if "pool" in built else config.make_pool(judge_obj)
         info: dict[str, Any] = {
             "n_inputs": n,
             "systems": names,
@@ -155,13 +156,13 @@ def compare_systems(
             "seed": seed,
             "prior_sd": prior_sd,
             "human_higher_is": human_higher_is if entries.has_human else None,
-            "pool": config.pool.name,
+            "pool": pool_obj.name,
             "formulas": list(config.formulas),
         }
         scores = None
         if "pool" in views:
             before = _requests(judge_obj)
-            scores = pool_view.score_entries(entries, config)
+            scores = pool_view.score_entries(entries, config, judge_obj, pool_obj)
             after = _requests(judge_obj)
             info["pool_view"] = {**scores.info, "requests": after[0] - before[0], "cached": after[1] - before[1]}
         matches = None

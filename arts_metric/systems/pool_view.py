@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from arts_metric.config import ScoringConfig
+from arts_metric.judges import Judge
+from arts_metric.pool import Pool
 from arts_metric.readability import HIGHER_IS_HARDER
 from arts_metric.scoring import score_texts
 from arts_metric.systems.inputs import Entries
@@ -58,16 +60,16 @@ def _name_item(message: str, entries: Entries) -> str:
     return _ITEM.sub(where, message)
 
 
-def score_entries(entries: Entries, config: ScoringConfig) -> PoolScores:
-    """Place every entry's outputs in the pool with ``config`` (its judge and pool
-    are used as given, so pass made objects to share them with other views)."""
+def score_entries(entries: Entries, config: ScoringConfig, judge: Judge, pool: Pool) -> PoolScores:
+    """Place every entry's outputs in ``pool`` with ``judge`` and the settings of ``config``
+    (built objects, so that the other views share them)."""
     n, k = entries.n_inputs, len(entries.names)
     predictions = [t for texts in entries.outputs for t in texts]
     sources = None if entries.sources is None else list(entries.sources) * k
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            res = score_texts(predictions, sources=sources, config=config)
+            res = score_texts(predictions, sources=sources, config=config, judge=judge, pool=pool)
         except ValueError as exc:
             raise ValueError(_name_item(str(exc), entries)) from None
     # passed on (outside the recording block) naming the system and input, not the joint call's index

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from arts_metric.features import text_features
+from arts_metric.inputs import check_text_list
 from arts_metric.judges.base import Decision, PointwiseJudge
 from arts_metric.judges.learned.close_pair import close_pair_inputs, word_overlap
 from arts_metric.judges.learned.encoder import MAX_WORD_PIECES, layer_means, load_encoder, sentence_embeddings
@@ -76,14 +77,8 @@ class LearnedJudge(PointwiseJudge):
 
     def _prepare(self, texts: Sequence[str]) -> list[str]:
         """Validate texts and cut overlong ones to ``max_chars`` (with a warning)."""
-        if isinstance(texts, str):
-            raise ValueError("expected a sequence of texts, got a single string")
         out = []
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise ValueError(f"text {i} is not a string: {text!r:.80}")
-            if not text.strip():
-                raise ValueError(f"text {i} is empty")
+        for i, text in enumerate(check_text_list(texts, "texts")):
             if len(text) > self.max_chars:
                 cut = text[: self.max_chars]
                 space = cut.rfind(" ")
