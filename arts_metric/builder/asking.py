@@ -37,19 +37,21 @@ def ask(judge: Judge, questions: Sequence[tuple[int, tuple[str, str]]], record: 
 
 
 async def _ask_each(judge: Judge, questions: Sequence[tuple[int, tuple[str, str]]], record: Recorder) -> None:
-    async def one(match: int, pair: tuple[str, str]) -> tuple[int, Decision]:
+    last = time.perf_counter()
+
+    async def one(match: int, pair: tuple[str, str]) -> None:
+        nonlocal last
         (decision,) = await judge.compare_async([pair])
-        return match, decision
+        # recorded in the step that receives the answer: no queue between the answer and its commit
+        now = time.perf_counter()
+        record(match, decision, now - last)
+        last = now
 
     async with judge.session():
         tasks = [asyncio.ensure_future(one(m, pair)) for m, pair in questions]
-        last = time.perf_counter()
         try:
             for done in asyncio.as_completed(tasks):
-                match, decision = await done
-                now = time.perf_counter()
-                record(match, decision, now - last)
-                last = now
+                await done  # the first error stops the batch
         finally:
             for t in tasks:
                 t.cancel()
