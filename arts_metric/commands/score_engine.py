@@ -120,6 +120,7 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
         f"({counts['skipped']} shards already written, {counts['rows_scored']} texts scored now)",
         file=sys.stderr,
     )
+    print(f"signature: {counts['signature']}", file=sys.stderr)
     return 0
 
 

@@ -96,7 +96,7 @@ class ShardScorer:
         self.field, self.out_dir, self.fmt = field, out_dir, fmt
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
-        done: dict[str, list] = {"index": [], "rows": []}
+        done: dict[str, list] = {"index": [], "rows": [], "signature": []}
         for values in zip(*(batch[k] for k in Shard.__dataclass_fields__)):
             shard = Shard(*(v.item() if hasattr(v, "item") else v for v in values))
             texts, rows = read_shard(shard, self.field)
@@ -109,6 +109,7 @@ class ShardScorer:
             write_shard(rows, shard_path(self.out_dir, shard.index, self.fmt), self.fmt)
             done["index"].append(shard.index)
             done["rows"].append(len(rows))
+            done["signature"].append(self.scorer.signature)
         return done
 
 
@@ -208,13 +209,14 @@ def score_files(
     device: str | None = None,
     config: ScoringConfig | None = None,
     progress: Callable[[int, int], Any] | None = None,
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Score the texts of ``inputs`` (files or folders of ``.txt`` / ``.jsonl`` / ``.parquet``) on the
     connected Ray cluster into ``out_dir``, one ``part-NNNNN.<fmt>`` file per shard.
 
     Shards whose file exists (from an earlier run of the same inputs and settings) are skipped.
     ``progress(rows_done, rows_total)`` is called as shards finish. Returns counts of
-    ``shards``, ``skipped`` (already written), ``rows`` and ``rows_scored`` (in this run).
+    ``shards``, ``skipped`` (already written), ``rows`` and ``rows_scored`` (in this run),
+    and the ``signature`` of the scores (:mod:`arts_metric.signature`).
     ``ValueError`` naming the file and line for input that cannot be scored.
     """
     ray = _ray()
@@ -227,7 +229,7 @@ def score_files(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shards = plan_shards(files, shard_rows)
-    signature = Scorer.prepare(config).signature
+    signature = Scorer.prepare(config).signature  # the settings, read in the driver (on its device)
     check_manifest(
         out,
         {
@@ -241,7 +243,13 @@ def score_files(
     todo = [s for s in shards if not shard_path(out, s.index, fmt).exists()]
     total = sum(s.rows for s in shards)
     done = total - sum(s.rows for s in todo)
-    counts = {"shards": len(shards), "skipped": len(shards) - len(todo), "rows": total, "rows_scored": 0}
+    counts: dict[str, Any] = {
+        "shards": len(shards),
+        "skipped": len(shards) - len(todo),
+        "rows": total,
+        "rows_scored": 0,
+        "signature": signature,
+    }
     if progress:
         progress(done, total)
     if not todo:
@@ -263,6 +271,7 @@ def score_files(
     for row in results.iter_rows():
         done += int(row["rows"])
         counts["rows_scored"] += int(row["rows"])
+        counts["signature"] = row["signature"]  # as the actors scored (their device named)
         if progress:
             progress(done, total)
     return counts
