@@ -41,9 +41,13 @@ def _sentences(n: int) -> list[str]:
 
     seen: dict[str, None] = {}
     docs = [row["text"] for row in load_pool_rows("arts3000")]
-    for name in ("cochrane_pls_val.jsonl", "onestopenglish_dev.jsonl"):
+    for name, fields in (
+        ("cochrane_pls_val.jsonl", ("abstract", "plain_language_summary")),
+        ("onestopenglish_dev.jsonl", ("text",)),
+    ):
         path = Path(find_dev_dir()) / name
-        docs += [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        docs += [row[f] for row in rows for f in fields if isinstance(row.get(f), str)]
     for doc in docs:
         for s in split_sentences(doc):
             s = " ".join(s.split())

@@ -114,3 +114,23 @@ def test_judge_options_carry_device_and_threads():
     judge = ScoringConfig(judge_options={"device": "cpu", "threads": "1"}).make_judge()
     assert (judge.device, judge.threads, judge.threads_in_use) == ("cpu", 1, 1)
     assert json.dumps(judge.signature) == json.dumps("learned-1")
+
+
+def test_cli_threads_and_device_options(tmp_path):
+    import subprocess
+    import sys
+
+    arts = str(Path(sys.executable).with_name("arts"))
+
+    def run(*extra):
+        return subprocess.run(
+            [arts, "score", str(EXAMPLES), "--no-progress", *extra], capture_output=True, text=True, timeout=600
+        )
+
+    default, pinned = run(), run("--threads", "1", "--device", "cpu")
+    assert default.returncode == 0 and pinned.returncode == 0, pinned.stderr[-2000:]
+    assert pinned.stdout == default.stdout  # the thread count never changes a score
+    wrong = run("--threads", "2", "--judge", "openai:gpt-4o")
+    assert wrong.returncode != 0 and "--threads apply to the learned judge" in wrong.stderr
+    zero = run("--threads", "0")
+    assert zero.returncode != 0 and "--threads must be a positive integer" in zero.stderr

@@ -107,11 +107,8 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
             config=config,
             progress=progress,
         )
-    except Exception as exc:
-        message = _user_error(exc)
-        if message is None:
-            raise
-        raise CLIError(message) from None
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     finally:
         bar.close()
         ray.shutdown()
@@ -122,15 +119,3 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
     )
     print(f"signature: {counts['signature']}", file=sys.stderr)
     return 0
-
-
-def _user_error(exc: BaseException) -> str | None:
-    """The message of the ValueError (bad input or settings) behind a Ray error, or None."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if type(exc) is ValueError or (isinstance(exc, ValueError) and not type(exc).__module__.startswith("ray")):
-            return str(exc)
-        cause = getattr(exc, "cause", None)
-        exc = cause if isinstance(cause, BaseException) else (exc.__cause__ or exc.__context__)
-    return None

@@ -113,6 +113,25 @@ class ShardScorer:
         return done
 
 
+def user_error(exc: BaseException) -> str | None:
+    """The message of the ``ValueError`` (bad input or settings) behind a Ray error, or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ValueError) and not type(exc).__module__.startswith("ray"):
+            return str(exc).split("\nFailed to apply UDF")[0]  # Ray Data appends its retry note
+        cause = getattr(exc, "cause", None)
+        exc = cause if isinstance(cause, BaseException) else (exc.__cause__ or exc.__context__)
+    return None
+
+
+def _raise_own_errors(dataset: Any) -> Any:
+    """``dataset`` whose failing batch raises the actor's own exception (a ValueError naming
+    the file and line), not Ray Data's wrapper that hides it."""
+    dataset.context.raise_original_map_exception = True
+    return dataset
+
+
 def _resources(ray: Any, threads: int, device: str | None) -> tuple[str | None, float]:
     """(device for the judge, GPUs per actor): a GPU each when the cluster has GPUs and the device allows."""
     gpus = ray.cluster_resources().get("GPU", 0)
@@ -184,7 +203,7 @@ def score_ray_dataset(
     device, num_gpus = _resources(ray, threads, device)
     size = _actor_count(ray, actors, threads, num_gpus)
     _check_budget(config, size)
-    return dataset.map_batches(
+    return _raise_own_errors(dataset).map_batches(
         BatchScorer,
         fn_constructor_kwargs=dict(
             config=config, text_column=text_column, prefix=prefix, threads=threads, device=device
@@ -257,7 +276,7 @@ def score_files(
     device, num_gpus = _resources(ray, threads, device)
     size = min(_actor_count(ray, actors, threads, num_gpus), len(todo))
     _check_budget(config, size)
-    ds = ray.data.from_items([s.as_row() for s in todo], override_num_blocks=len(todo))
+    ds = _raise_own_errors(ray.data.from_items([s.as_row() for s in todo], override_num_blocks=len(todo)))
     results = ds.map_batches(
         ShardScorer,
         fn_constructor_kwargs=dict(
@@ -268,10 +287,16 @@ def score_files(
         num_cpus=threads,
         num_gpus=num_gpus,
     )
-    for row in results.iter_rows():
-        done += int(row["rows"])
-        counts["rows_scored"] += int(row["rows"])
-        counts["signature"] = row["signature"]  # as the actors scored (their device named)
-        if progress:
-            progress(done, total)
+    try:
+        for row in results.iter_rows():
+            done += int(row["rows"])
+            counts["rows_scored"] += int(row["rows"])
+            counts["signature"] = row["signature"]  # as the actors scored (their device named)
+            if progress:
+                progress(done, total)
+    except Exception as exc:
+        message = user_error(exc)
+        if message is None:
+            raise
+        raise ValueError(message) from None
     return counts
