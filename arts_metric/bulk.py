@@ -45,6 +45,28 @@ def _num(x: float) -> float | None:
     return None if x is None or math.isnan(float(x)) else float(x)
 
 
+def score_columns(texts: list, scorer: Scorer, labels: list[str], label: str, prefix: str = "") -> dict[str, list]:
+    """The score columns (:data:`COLUMNS`, each name after ``prefix``) of ``texts``, placed together
+    with ``scorer``; ``labels[i]`` names text ``i`` in the error for an empty or non-string text,
+    ``label`` names the batch in warnings."""
+    for text, where in zip(texts, labels):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where}: the text is empty, missing or not a string ({text!r:.60})")
+    placed = place_texts(texts, scorer, label=label)
+    iv = placed.arts_interval
+    if iv is None:
+        intervals = [None] * len(texts)
+    else:
+        intervals = [None if math.isnan(lo) else [float(lo), float(hi)] for lo, hi in iv]
+    names = [prefix + c for c in COLUMNS]
+    return {
+        names[0]: [_num(x) for x in placed.arts],
+        names[1]: [_num(x) for x in placed.arts_elo],
+        names[2]: intervals,
+        names[3]: placed.calls_per_text,
+    }
+
+
 def score_dataset(
     dataset: Any,
     text_column: str = "text",
@@ -64,7 +86,9 @@ def score_dataset(
         batch_size: texts placed together (per call to the judge; the values do not depend on it).
         num_proc: worker processes (``Dataset.map``'s ``num_proc``); None or 1 = this
             process. Each worker gets its own copy of the judge, so a judge with a
-            ``max_requests`` / ``max_cost`` limit needs ``num_proc=1``.
+            ``max_requests`` / ``max_cost`` limit needs ``num_proc=1``; the learned
+            judge's workers share the cores (at most ``cores // num_proc`` torch
+            threads each), so ``num_proc`` processes never run more threads than cores.
         prefix: put before the new column names (e.g. ``"source_"``).
         overwrite: replace existing columns of the same names instead of raising.
         config, settings: the scoring settings (``judge=``, ``pool=``,
@@ -98,22 +122,8 @@ def score_dataset(
         dataset = dataset.remove_columns(clash)
 
     def score_batch(texts: list, indices: list[int]) -> dict[str, list]:
-        for text, i in zip(texts, indices):
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError(f"row {i}: column {text_column!r} must hold a non-empty string, got {text!r:.60}")
-        label = f"{text_column} (batch from row {indices[0]})"
-        placed = place_texts(texts, scorer, label=label)
-        iv = placed.arts_interval
-        if iv is None:
-            intervals = [None] * len(texts)
-        else:
-            intervals = [None if math.isnan(lo) else [float(lo), float(hi)] for lo, hi in iv]
-        return {
-            names[0]: [_num(x) for x in placed.arts],
-            names[1]: [_num(x) for x in placed.arts_elo],
-            names[2]: intervals,
-            names[3]: placed.calls_per_text,
-        }
+        labels = [f"row {i}: column {text_column!r}" for i in indices]
+        return score_columns(texts, scorer, labels, f"{text_column} (batch from row {indices[0]})", prefix)
 
     # An explicit fingerprint: datasets would otherwise hash the judge object. The
     # signature names every setting that changes the scores (two runs that differ must
@@ -128,8 +138,21 @@ def score_dataset(
             prefix,
         ]
     )
+    # Workers share the cores: each runs at most cores // num_proc torch threads.
+    share = getattr(judge_obj, "share_cores", None)
+    before = getattr(judge_obj, "processes", 1)
+    if share is not None and (num_proc or 1) > 1:
+        share(num_proc)
+    try:
+        return _map(dataset, score_batch, text_column, batch_size, num_proc, key)
+    finally:
+        if share is not None:
+            share(before)
+
+
+def _map(dataset: Any, fn: Any, text_column: str, batch_size: int, num_proc: int | None, key: str) -> Any:
     return dataset.map(
-        score_batch,
+        fn,
         input_columns=[text_column],
         with_indices=True,
         batched=True,

@@ -104,7 +104,9 @@ def test_weights_and_pools_of_ones_own_carry_a_digest(tmp_path):
     shutil.copytree(default_weights_dir("v1"), folder)
     own = _signature(judge=f"learned:{folder}")
     assert "judge:learned-1#" in own
-    assert LearnedJudge(device="cuda").signature == "learned-1@cuda"  # other kernels round differently
+    on_gpu = LearnedJudge(device="cpu")
+    on_gpu.device = "cuda"  # what device="cuda" or "auto" resolves to where torch sees a GPU (none here)
+    assert on_gpu.signature == "learned-1@cuda"  # other kernels round differently
     rows = [{"text": f"text {i}", "elo": 1100.0 + 10 * i} for i in range(5)]
     custom = _signature(pool=rows)
     changed = _signature(pool=[{**r, "elo": r["elo"] + 1} for r in rows])

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
+from arts_metric.commands.score_engine import add_engine_flags, judge_settings, run_ray
 from arts_metric.commands.settings import add_setting_flags, config_from_args
 from arts_metric.textio import decode_text, labelled_lines, missing_field, read_labelled_rows
 
@@ -57,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="placement seed")
     p.add_argument("--format", choices=("jsonl", "csv", "table"), default=None, help="stdout format (default jsonl)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_engine_flags(p)
     p.set_defaults(func=run)
 
 
@@ -129,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.scorer import checked_placer, resolve_placement
     from arts_metric.scoring import score_texts
 
-    config = config_from_args(args, PLACEMENT_FLAGS)
+    config = judge_settings(args, config_from_args(args, PLACEMENT_FLAGS))
+    if args.engine == "ray":
+        return run_ray(args, config)
     formulas = config.formulas
     if args.out:
         check_out(args.out)

@@ -35,8 +35,8 @@ def _one_thread_after_fork() -> None:
 def _guard_forks() -> None:
     """Forked children of a process whose torch has run multi-threaded (``Dataset.map``
     with ``num_proc``) hang in their first parallel region (OpenMP's thread pool does not
-    survive a fork), so children encode with one thread. Their scores equal the parent's
-    to about 0.001 Elo, not bit for bit: thread counts change the encoder's rounding."""
+    survive a fork), so children encode with one thread (:func:`arts_metric.device.cpu_threads`
+    keeps it so); the thread count does not change a score."""
     global _FORK_GUARD
     if not _FORK_GUARD and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_one_thread_after_fork)
@@ -100,27 +100,31 @@ def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64,
     )
 
 
-#: Word pieces per encoder forward pass that :func:`_pass_rows` aims at.
+#: Word pieces per encoder forward pass that :func:`_pass_rows` aims at on the CPU.
 PASS_PIECES = 128
+#: Per device kind: (word pieces per forward pass aimed at, most texts in a pass). A GPU
+#: is busy only with much larger passes than suit a CPU's cache.
+PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (16384, 256)}
 
 
-def _pass_rows(n_pieces: int) -> int:
+def _pass_rows(n_pieces: int, device: str = "cpu") -> int:
     """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
-    length alone (1 to 4), so a text's forward pass has the same shape whatever it is
-    scored with."""
-    return max(1, min(4, PASS_PIECES // n_pieces))
+    length and the device kind alone (1 to 4 on the CPU), so a text's forward pass has
+    the same shape whatever it is scored with."""
+    pieces, most = PASS_SHAPES[device.split(":")[0]]
+    return max(1, min(most, pieces // n_pieces))
 
 
-def encoder_passes(lengths: Sequence[int]) -> list[tuple[int, list[int]]]:
-    """The forward passes that encode texts of these word-piece ``lengths``: per pass,
-    how many of its rows are real texts and the indices of all its rows (texts of one
-    length; a short pass is filled with copies of its last text)."""
+def encoder_passes(lengths: Sequence[int], device: str = "cpu") -> list[tuple[int, list[int]]]:
+    """The forward passes that encode texts of these word-piece ``lengths`` on ``device``:
+    per pass, how many of its rows are real texts and the indices of all its rows (texts
+    of one length; a short pass is filled with copies of its last text)."""
     by_length: dict[int, list[int]] = {}
     for i, length in enumerate(lengths):
         by_length.setdefault(int(length), []).append(i)
     passes = []
     for length in sorted(by_length):
-        group, rows = by_length[length], _pass_rows(length)
+        group, rows = by_length[length], _pass_rows(length, device)
         for s in range(0, len(group), rows):
             chunk = group[s : s + rows]
             passes.append((len(chunk), chunk + [chunk[-1]] * (rows - len(chunk))))
@@ -153,7 +157,7 @@ def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: s
     depth = max(layers)
     model = enc[0].auto_model if depth == 6 else _truncated_transformer(depth, device)
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
-    passes = encoder_passes([len(row) for row in ids])
+    passes = encoder_passes([len(row) for row in ids], device)
     with torch.inference_mode():
         for real, full in tqdm(passes, desc="learned judge", disable=not progress, leave=False, unit="pass"):
             input_ids = torch.tensor([ids[i] for i in full], device=device)
