@@ -97,11 +97,11 @@ def _one(text: str) -> list[float]:
             0.0,
             0.0,
             0.0,
-            sum(c.isdigit() for c in text) / max(n_chars, 1),
+            sum(map(str.isdigit, text)) / max(n_chars, 1),
             0.0,
         ]
     lower = [w.lower() for w in words]
-    lens = [sum(c.isalpha() for c in w) for w in words]
+    lens = [sum(map(str.isalpha, w)) for w in words]
     syl = [word_syllables(w) for w in lower]
     zipf = [word_zipf(w) for w in lower]
     caps = sum(1 for w in words[1:] if w[0].isupper())
@@ -118,8 +118,8 @@ def _one(text: str) -> list[float]:
         sum(1 for z in zipf if z < 3.0) / n_words,
         sum(1 for z in zipf if z < 4.5) / n_words,
         text.count(",") / n_words,
-        sum(1 for c in text if c in _PUNCT) / n_words,
-        sum(c.isdigit() for c in text) / max(n_chars, 1),
+        sum(map(_PUNCT.__contains__, text)) / n_words,
+        sum(map(str.isdigit, text)) / max(n_chars, 1),
         caps / max(n_words - 1, 1),
     ]
 

@@ -470,6 +470,5 @@ def test_worker_processes_after_the_parent_used_the_judge(data_dir):
         pytest.fail("score_dataset(num_proc=2) with the learned judge hung for 300 s")
     assert proc.returncode == 0, stderr[-2000:]
     out = json.loads(stdout.strip().splitlines()[-1])
-    # children encode with one thread: equal to the parent's up to float rounding
-    np.testing.assert_allclose(out["two"], out["one"], atol=0.01)
-    np.testing.assert_allclose(out["a2"], out["a1"], atol=1e-5)
+    # children encode with fewer threads than the parent: the thread count never changes a score
+    assert out["two"] == out["one"] and out["a2"] == out["a1"]

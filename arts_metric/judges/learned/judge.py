@@ -41,7 +41,8 @@ class LearnedJudge(PointwiseJudge):
         ``scripts/train_learned_judge.py`` (name ``learned:<folder>``).
     device : where MiniLM runs: ``"auto"`` (default: a CUDA GPU when torch sees one, else
         the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. On a GPU, scores differ from the
-        CPU's in the last digits (within 1e-6 in ARTS) and the signature names the device.
+        CPU's in the last digits (within 5e-6 in ARTS, a few thousandths of an Elo point) and
+        the signature names the device.
     threads : torch threads on the CPU (default: half the cores this process may use,
         at least one; see :func:`arts_metric.device.cpu_threads`). Never changes a score.
     progress : show a progress bar (default: for 2,000 texts or more).
