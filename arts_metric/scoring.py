@@ -41,6 +41,7 @@ from arts_metric.inputs import (
     check_texts,
 )
 from arts_metric.judges import Judge
+from arts_metric.llm.report import request_summary
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
@@ -336,4 +337,5 @@ def score_texts(
     result["pool"] = scorer.pool.name
     result["arts_signature"] = scorer.signature
     result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
+    result["judge_report"] = request_summary(result["judge_stats"])  # None: the judge counts no requests
     return _json_safe(result)

@@ -301,5 +301,6 @@ def test_judge_calls_and_judge_stats_calls_of_the_learned_judge(metric):
     out = metric.compute(predictions=["The dog ran to the park.", long_text], formulas=[])
     assert out["judge_calls"] == 0
     assert out["units"][1] > 1 and out["judge_stats"]["calls"] == sum(out["units"])
+    assert out["judge_report"] is None  # no requests to report
     card = " ".join((Path(SCRIPT).parents[2] / "metric_card.md").read_text(encoding="utf-8").split())
     assert "**0 for the learned judge**" in card and "why it is not 0 when `judge_calls` is" in card

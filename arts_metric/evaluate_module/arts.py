@@ -115,7 +115,9 @@ Returns:
     requests that can cost; 0 for the learned judge, which decides from its
     own per-text scores), judge_stats (this call's counters; its `calls` counts
     every text or pair the judge read, pool texts and sentences of long texts
-    included, so it exceeds judge_calls for the learned judge), invalid, judge,
+    included, so it exceeds judge_calls for the learned judge), judge_report
+    (those counters as one line to print: judgments and the requests sent for
+    them; None for a judge that sends no requests), invalid, judge,
     pool, placement, arts_signature; with sources: source_arts, source_arts_elo,
     source_<formula>, arts_delta (source_arts - arts: positive = output easier),
     arts_delta_mean, p_output_easier and its mean (learned judge: P(output
@@ -123,7 +125,7 @@ Returns:
     with human_scores: correlation. Undefined values are None.
     With corpus_only: only arts_mean and the other `*_mean` values above, and
     `<formula>_mean` (the mean over the texts where the formula is defined);
-    the signature is left out then (it is text, not a number).
+    the signature and judge_report are left out then (they are text, not numbers).
 Examples:
     >>> arts = evaluate.load("arts")
     >>> out = arts.compute(predictions=["The cat sat on the mat.",
