@@ -35,8 +35,11 @@ What this script uses of ``evaluate``, and why:
   inputs differ in a distributed run.
 - Private: ``evaluate.utils.file_utils.add_start_docstrings``, the decorator of
   evaluate's own module template, so that ``help()`` shows the arguments below;
-  it is in every 0.4 release. Nothing else: no cache file, lock, writer or
-  feature-inference internals.
+  it is in every 0.4 release. And ``_feature_names``, which ``evaluate.combine``'s
+  ``add``/``add_batch`` read to look each input up among the user's arguments:
+  extended so that a missing ``sources`` fails with the fix in its ``KeyError``
+  (see :mod:`arts_metric.evaluate_module.names`). Nothing else: no cache file,
+  lock, writer or feature-inference internals.
 """
 
 import inspect
@@ -48,6 +51,7 @@ from arts_metric import __version__ as _ARTS_VERSION
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.directions import check_direction
+from arts_metric.evaluate_module.names import SOURCES
 from arts_metric.inputs import check_empty_policy, check_human_scores, check_text
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.scoring import score_texts
@@ -104,7 +108,8 @@ Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     judge_options=, formulas=, empty=, corpus_only=, ...) become the defaults of
     every compute() call, which may override them. `add` takes one example
     (prediction=, source=, references=); `add_batch` and `compute` take lists
-    (predictions=, sources=, references=), as does `evaluate.combine`'s `add`.
+    (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
+    `add_batch` need sources= by that name (sources=None without sources).
 Returns:
     arts (list of float in [0, 1], higher = harder), arts_elo (list of float,
     unbounded, pool's Elo scale), arts_interval (per text [low, high], 95%),
@@ -292,6 +297,11 @@ class ARTS(evaluate.Metric):
             reference_urls=["https://github.com/irgroup/ARTS"],
             module_type="metric",
         )
+
+    def _feature_names(self):
+        """The input names, ``sources`` with the fix for ``evaluate.combine`` in its repr (see
+        :mod:`arts_metric.evaluate_module.names`)."""
+        return [SOURCES if name == "sources" else name for name in super()._feature_names()]
 
     def _download_and_prepare(self, dl_manager):
         """Build the default judge (loading its model) and pool once, as ``comet`` loads
