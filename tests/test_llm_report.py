@@ -18,7 +18,7 @@ from llm_server import Faults, ReplayServer
 
 from arts_metric.builder import open_store
 from arts_metric.cli import main as cli_main
-from arts_metric.llm.report import request_summary
+from arts_metric.llm.report import request_summary, sum_stats
 from arts_metric.scoring import score_texts
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,6 +53,15 @@ def test_request_summary():
     )
     assert request_summary({**stats, "cost_usd": 0.01234, "skipped": 4}).endswith("1 failed, 4 skipped; cost $0.0123")
     assert request_summary({"calls": 40, "requests": 0, "cached": 0}) is None  # not an LLM judge
+
+
+def test_sum_stats_adds_the_counters_of_the_parts_of_a_run():
+    parts = [
+        {"requests": 3, "cost_usd": 0.1, "model": "m"},
+        {"requests": 4, "cost_usd": 0.2, "model": "m", "hedged": 1},
+    ]
+    assert sum_stats(parts) == {"requests": 7, "cost_usd": 0.3, "model": "m", "hedged": 1}  # not 0.30000000000000004
+    assert sum_stats([]) == {}
 
 
 def test_a_build_sends_one_request_per_match_and_reports_it(tmp_path, monkeypatch, capsys):
