@@ -41,6 +41,7 @@ from arts_metric.inputs import (
     check_texts,
 )
 from arts_metric.judges import Judge
+from arts_metric.llm.report import request_summary, stats_since
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
@@ -104,17 +105,6 @@ def _p_output_easier(
     if short:
         out[short] = [float(p) for p in close([(sources[i], outputs[i]) for i in short])]
     return [float(p) for p in out]
-
-
-def _stats_since(before: dict, after: dict) -> dict:
-    """The judge's counters for this call: numbers minus their values before it."""
-
-    def since(key: str, value: Any) -> Any:
-        old = before.get(key, 0)
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, old))
-        return (round(value - old, 6) if isinstance(value, float) else value - old) if numeric else value
-
-    return {key: since(key, value) for key, value in after.items()}
 
 
 def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_higher_is: str) -> dict[str, Any]:
@@ -335,5 +325,6 @@ def score_texts(
     result["judge"] = judge_obj.name
     result["pool"] = scorer.pool.name
     result["arts_signature"] = scorer.signature
-    result["judge_stats"] = _stats_since(stats_before, judge_obj.stats.as_dict())
+    result["judge_stats"] = stats_since(stats_before, judge_obj.stats.as_dict())
+    result["judge_report"] = request_summary(result["judge_stats"])  # None: the judge counts no requests
     return _json_safe(result)

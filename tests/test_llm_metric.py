@@ -127,6 +127,15 @@ def test_load_time_llm_judge_reports_each_calls_own_requests(make_server, tmp_pa
     )
     again = metric.compute(predictions=OUTPUTS)  # from the cache
     assert again["judge_stats"]["requests"] == 0 and again["arts"] == pytest.approx(first["arts"])
+    # the line the CLI prints, ready to print; text, so the corpus-only result leaves it out
+    n = server.chat_requests
+    assert first["judge_report"].startswith(
+        f"{n} judgments (0 from the cache, {n} answered by the model); {n} requests sent: {n} first asks, 0 retries"
+    )
+    assert again["judge_report"].startswith(f"{n} judgments ({n} from the cache, 0 answered by the model); 0 requests")
+    json.dumps(first, allow_nan=False)
+    corpus = metric.compute(predictions=OUTPUTS, corpus_only=True)
+    assert corpus and all(v is None or isinstance(v, float) for v in corpus.values()) and server.chat_requests == n
 
 
 def test_no_usable_answer_gives_none_not_nan(make_server, tmp_path, monkeypatch):

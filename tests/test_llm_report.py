@@ -18,7 +18,7 @@ from llm_server import Faults, ReplayServer
 
 from arts_metric.builder import open_store
 from arts_metric.cli import main as cli_main
-from arts_metric.llm.report import request_summary
+from arts_metric.llm.report import request_summary, sum_stats
 from arts_metric.scoring import score_texts
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,6 +53,15 @@ def test_request_summary():
     )
     assert request_summary({**stats, "cost_usd": 0.01234, "skipped": 4}).endswith("1 failed, 4 skipped; cost $0.0123")
     assert request_summary({"calls": 40, "requests": 0, "cached": 0}) is None  # not an LLM judge
+
+
+def test_sum_stats_adds_the_counters_of_the_parts_of_a_run():
+    parts = [
+        {"requests": 3, "cost_usd": 0.1, "model": "m"},
+        {"requests": 4, "cost_usd": 0.2, "model": "m", "hedged": 1},
+    ]
+    assert sum_stats(parts) == {"requests": 7, "cost_usd": 0.3, "model": "m", "hedged": 1}  # not 0.30000000000000004
+    assert sum_stats([]) == {}
 
 
 def test_a_build_sends_one_request_per_match_and_reports_it(tmp_path, monkeypatch, capsys):
@@ -145,3 +154,29 @@ def test_arts_score_prints_what_an_llm_judge_sent(tmp_path, monkeypatch, capsys)
     assert n > 0
     err = capsys.readouterr().err
     assert f"requests: {n} judgments (0 from the cache, {n} answered by the model); {n} requests sent" in err
+
+
+def test_arts_compare_prints_what_an_llm_judge_sent_for_both_views(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path / "cache"))
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps({"text": t, "elo": 1000.0 + 10 * len(t)}) + "\n" for t in TEXTS[:20]))
+    systems = []
+    for name, texts in (("short", TEXTS[20:24]), ("long", TEXTS[24:28])):
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(texts) + "\n")
+        systems += ["--system", f"{name}={path}"]
+    srv = ReplayServer(TEXTS)
+    url = srv.start()
+    try:
+        args = ["compare", *systems, "--pool", str(pool), "--judge", f"openai:m@{url}?progress=false"]
+        args += ["--formulas", "none", "--placement", "adaptive", "--budget", "4", "--resamples", "20"]
+        assert cli_main(args + ["--permutations", "20", "--out", str(tmp_path / "o")]) == 0
+    finally:
+        srv.stop()
+    n = srv.chat_requests
+    info = json.loads((tmp_path / "o" / "comparison.json").read_text())
+    assert n > info["head_to_head"]["requests"] == 4 > 0 and info["pool_view"]["requests"] > 0  # both views paid
+    err = capsys.readouterr().err
+    assert (
+        f"requests: {n} judgments (0 from the cache, {n} answered by the model); {n} requests sent: {n} first" in err
+    )

@@ -301,5 +301,29 @@ def test_judge_calls_and_judge_stats_calls_of_the_learned_judge(metric):
     out = metric.compute(predictions=["The dog ran to the park.", long_text], formulas=[])
     assert out["judge_calls"] == 0
     assert out["units"][1] > 1 and out["judge_stats"]["calls"] == sum(out["units"])
+    assert out["judge_report"] is None  # no requests to report
     card = " ".join((Path(SCRIPT).parents[2] / "metric_card.md").read_text(encoding="utf-8").split())
     assert "**0 for the learned judge**" in card and "why it is not 0 when `judge_calls` is" in card
+
+
+def test_inside_combine_a_missing_sources_input_names_the_fix(tmp_path, metric, direct):
+    """Inside evaluate.combine, add(prediction=, source=) and add() without sources used to
+    fail with evaluate's bare KeyError: 'sources' (evaluate renames only prediction and reference)."""
+    sari = evaluate.load(str(write_sari(tmp_path)))
+    both = evaluate.combine([metric, sari])
+    with pytest.raises(KeyError) as singular:
+        both.add(prediction=PREDICTIONS[0], source=SOURCES[0], reference=REFERENCES[0])
+    assert "give sources=... (sources=None without sources)" in str(singular.value)
+    assert len(metric) == len(sari) == 0  # nothing was stored
+    # the fix the message names: sources= by that name, next to the singular prediction= and reference=
+    for p, s, r in zip(PREDICTIONS, SOURCES, REFERENCES):
+        both.add(prediction=p, sources=s, reference=r)
+    _same_scores(both.compute(), direct)
+    # next to a metric without sources (ARTS alone here): sources=None, for add and add_batch
+    alone = evaluate.combine([metric])
+    with pytest.raises(KeyError, match="sources=None without sources"):
+        alone.add_batch(predictions=PREDICTIONS, references=REFERENCES)
+    alone.add(prediction=PREDICTIONS[0], reference=REFERENCES[0], sources=None)
+    alone.add_batch(predictions=PREDICTIONS[1:], references=REFERENCES[1:], sources=None)
+    out = alone.compute()
+    assert out["arts"] == pytest.approx(direct["arts"]) and "source_arts" not in out

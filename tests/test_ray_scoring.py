@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -104,6 +105,8 @@ def test_files_engine_matches_one_process(cluster, texts, reference, tmp_path):
     src = _write_jsonl(tmp_path / "in.jsonl", texts)
     counts = score_files([str(src)], str(tmp_path / "out"), shard_rows=7, actors=2, fmt="jsonl")
     signature = counts.pop("signature")
+    stats = counts.pop("judge_stats")  # the learned judge's, summed over the actors: no requests
+    assert stats["requests"] == 0 and stats["calls"] >= len(texts)
     assert counts == {"shards": 5, "skipped": 0, "rows": len(texts), "rows_scored": len(texts)}
     assert signature == score_texts(texts[:1])["arts_signature"]
     got = _read_out(tmp_path / "out").sort_values("source_line").reset_index(drop=True)
@@ -217,3 +220,39 @@ def test_cli_engine_ray_joins_a_cluster_and_writes_shards(cluster, texts, refere
     _same(got, reference)
     again = subprocess.run([*args, "--actors", "2", "--shard-rows", "9"], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "4 shards already written, 0 texts scored now" in again.stderr
+
+
+def test_cli_engine_ray_prints_what_an_llm_judge_sent_over_all_actors(cluster, tmp_path):
+    """`arts score --engine ray` prints the request line of `arts score`, summed over the actors:
+    the numbers are the test server's count of chat requests."""
+    from llm_server import ReplayServer
+
+    own = [f"Line {i}: " + " ".join(["plain"] * (1 + i % 6) + ["intricate"] * (i % 4)) + "." for i in range(28)]
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps({"text": t, "elo": 1000.0 + 10 * len(t)}) + "\n" for t in own[:20]))
+    src = _write_jsonl(tmp_path / "in.jsonl", own[20:])
+    srv = ReplayServer(own)
+    url = srv.start()
+    try:
+        judge = f"openai:m@{url}?progress=false&cache_dir={tmp_path / 'cache'}"
+        address = ray.get_runtime_context().gcs_address
+        args = [ARTS, "score", str(src), "--engine", "ray", "--address", address, "--out", str(tmp_path / "out")]
+        args += ["--pool", str(pool), "--judge", judge, "--placement", "adaptive", "--budget", "4"]
+        proc = subprocess.run(
+            [*args, "--actors", "2", "--shard-rows", "4"], capture_output=True, text=True, timeout=600
+        )
+    finally:
+        srv.stop()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    n = srv.chat_requests
+    assert n >= 8 * 4 and "8 texts in 2 shards" in proc.stderr, proc.stderr[-2000:]
+    # the actors share the judgment cache: what one asked (the pool's calibration pairs) the other may read
+    line = re.search(
+        r"^requests: (\d+) judgments \((\d+) from the cache, (\d+) answered by the model\); (\d+) "
+        r"requests sent: (\d+) first asks",
+        proc.stderr,
+        re.M,
+    )
+    assert line, proc.stderr[-2000:]
+    judgments, cached, answered, sent, first = map(int, line.groups())
+    assert answered == sent == first == n and judgments == cached + n

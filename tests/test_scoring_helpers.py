@@ -15,11 +15,11 @@ import scipy.stats as sps
 
 from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
+from arts_metric.llm.report import stats_since
 from arts_metric.scorer import checked_placer, resolve_placement
 from arts_metric.scoring import (
     _correlation,
     _p_output_easier,
-    _stats_since,
     score_texts,
 )
 
@@ -69,10 +69,10 @@ def test_p_output_easier_says_a_simplified_output_is_easier():
 def test_judge_stats_are_this_calls_counters():
     before = {"calls": 2, "seconds": 1.25, "model": "m", "cached": True}
     after = {"calls": 5, "seconds": 4.0, "model": "m", "cached": False, "retries": 3}
-    assert _stats_since(before, after) == {"calls": 3, "seconds": 2.75, "model": "m", "cached": False, "retries": 3}
-    assert _stats_since({"seconds": 0.1}, {"seconds": 0.3}) == {"seconds": 0.2}  # no float noise (0.19999999999999998)
+    assert stats_since(before, after) == {"calls": 3, "seconds": 2.75, "model": "m", "cached": False, "retries": 3}
+    assert stats_since({"seconds": 0.1}, {"seconds": 0.3}) == {"seconds": 0.2}  # no float noise (0.19999999999999998)
     # The metric card: a float counter (cost in USD, seconds) is this call's difference to 1e-6.
-    assert _stats_since({"cost": 0.0}, {"cost": 0.12345678}) == {"cost": 0.123457}
+    assert stats_since({"cost": 0.0}, {"cost": 0.12345678}) == {"cost": 0.123457}
 
 
 def test_correlation_over_exactly_three_texts_is_defined(three_texts):

@@ -166,6 +166,7 @@ def report(result) -> str:
 def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
+    from arts_metric.llm.report import request_summary
     from arts_metric.systems import compare_systems
     from arts_metric.systems.meaning import SIMPLICITY_ONLY
 
@@ -213,6 +214,9 @@ def run(args: argparse.Namespace) -> int:
             f"{h2h['requests']} requests",
             file=sys.stderr,
         )
+    requests = request_summary(result.info["judge"].get("stats") or {})
+    if requests:  # an LLM judge: what both views paid for
+        print(f"requests: {requests}", file=sys.stderr)
     print(f"note: {SIMPLICITY_ONLY}.", file=sys.stderr)
     print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
     return 0

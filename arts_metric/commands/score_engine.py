@@ -63,6 +63,8 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
     """``arts score --engine ray``: score INPUT into the ``--out`` folder on a Ray cluster."""
     from tqdm import tqdm
 
+    from arts_metric.llm.report import request_summary
+
     if not args.out:
         raise CLIError("--engine ray writes shard files: give --out FOLDER")
     if args.input == "-":
@@ -118,4 +120,7 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
         file=sys.stderr,
     )
     print(f"signature: {counts['signature']}", file=sys.stderr)
+    requests = request_summary(counts["judge_stats"])
+    if requests:  # an LLM judge: what the actors paid for, summed
+        print(f"requests: {requests}", file=sys.stderr)
     return 0

@@ -16,6 +16,7 @@ file is complete or absent, so no row is lost or written twice.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,6 +32,7 @@ from arts_metric.distributed.shards import (
     shard_path,
     write_shard,
 )
+from arts_metric.llm.report import stats_since, sum_stats
 
 #: Texts placed together by one actor call (the values do not depend on it).
 BATCH_SIZE = 256
@@ -96,9 +98,10 @@ class ShardScorer:
         self.field, self.out_dir, self.fmt = field, out_dir, fmt
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
-        done: dict[str, list] = {"index": [], "rows": [], "signature": []}
+        done: dict[str, list] = {"index": [], "rows": [], "signature": [], "judge_stats": []}
         for values in zip(*(batch[k] for k in Shard.__dataclass_fields__)):
             shard = Shard(*(v.item() if hasattr(v, "item") else v for v in values))
+            before = self.scorer.judge.stats.as_dict()
             texts, rows = read_shard(shard, self.field)
             for start in range(0, len(texts), BATCH_SIZE):
                 part = texts[start : start + BATCH_SIZE]
@@ -110,6 +113,7 @@ class ShardScorer:
             done["index"].append(shard.index)
             done["rows"].append(len(rows))
             done["signature"].append(self.scorer.signature)
+            done["judge_stats"].append(json.dumps(stats_since(before, self.scorer.judge.stats.as_dict())))
         return done
 
 
@@ -235,7 +239,9 @@ def score_files(
     Shards whose file exists (from an earlier run of the same inputs and settings) are skipped.
     ``progress(rows_done, rows_total)`` is called as shards finish. Returns counts of
     ``shards``, ``skipped`` (already written), ``rows`` and ``rows_scored`` (in this run),
-    and the ``signature`` of the scores (:mod:`arts_metric.signature`).
+    the ``signature`` of the scores (:mod:`arts_metric.signature`) and ``judge_stats``: the
+    judge counters of the shards written in this run, summed over the actors (an LLM judge's
+    requests sent and judgments obtained; see :func:`arts_metric.llm.report.request_summary`).
     ``ValueError`` naming the file and line for input that cannot be scored.
     """
     ray = _ray()
@@ -268,6 +274,7 @@ def score_files(
         "rows": total,
         "rows_scored": 0,
         "signature": signature,
+        "judge_stats": {},
     }
     if progress:
         progress(done, total)
@@ -292,6 +299,7 @@ def score_files(
             done += int(row["rows"])
             counts["rows_scored"] += int(row["rows"])
             counts["signature"] = row["signature"]  # as the actors scored (their device named)
+            counts["judge_stats"] = sum_stats([counts["judge_stats"], json.loads(row["judge_stats"])])
             if progress:
                 progress(done, total)
     except Exception as exc:

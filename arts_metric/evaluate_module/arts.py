@@ -35,8 +35,11 @@ What this script uses of ``evaluate``, and why:
   inputs differ in a distributed run.
 - Private: ``evaluate.utils.file_utils.add_start_docstrings``, the decorator of
   evaluate's own module template, so that ``help()`` shows the arguments below;
-  it is in every 0.4 release. Nothing else: no cache file, lock, writer or
-  feature-inference internals.
+  it is in every 0.4 release. And ``_feature_names``, which ``evaluate.combine``'s
+  ``add``/``add_batch`` read to look each input up among the user's arguments:
+  extended so that a missing ``sources`` fails with the fix in its ``KeyError``
+  (see :mod:`arts_metric.evaluate_module.names`). Nothing else: no cache file,
+  lock, writer or feature-inference internals.
 """
 
 import inspect
@@ -48,6 +51,7 @@ from arts_metric import __version__ as _ARTS_VERSION
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.directions import check_direction
+from arts_metric.evaluate_module.names import SOURCES
 from arts_metric.inputs import check_empty_policy, check_human_scores, check_text
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.scoring import score_texts
@@ -104,7 +108,8 @@ Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     judge_options=, formulas=, empty=, corpus_only=, ...) become the defaults of
     every compute() call, which may override them. `add` takes one example
     (prediction=, source=, references=); `add_batch` and `compute` take lists
-    (predictions=, sources=, references=), as does `evaluate.combine`'s `add`.
+    (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
+    `add_batch` need sources= by that name (sources=None without sources).
 Returns:
     arts (list of float in [0, 1], higher = harder), arts_elo (list of float,
     unbounded, pool's Elo scale), arts_interval (per text [low, high], 95%),
@@ -115,7 +120,9 @@ Returns:
     requests that can cost; 0 for the learned judge, which decides from its
     own per-text scores), judge_stats (this call's counters; its `calls` counts
     every text or pair the judge read, pool texts and sentences of long texts
-    included, so it exceeds judge_calls for the learned judge), invalid, judge,
+    included, so it exceeds judge_calls for the learned judge), judge_report
+    (those counters as one line to print: judgments and the requests sent for
+    them; None for a judge that sends no requests), invalid, judge,
     pool, placement, arts_signature; with sources: source_arts, source_arts_elo,
     source_<formula>, arts_delta (source_arts - arts: positive = output easier),
     arts_delta_mean, p_output_easier and its mean (learned judge: P(output
@@ -123,7 +130,7 @@ Returns:
     with human_scores: correlation. Undefined values are None.
     With corpus_only: only arts_mean and the other `*_mean` values above, and
     `<formula>_mean` (the mean over the texts where the formula is defined);
-    the signature is left out then (it is text, not a number).
+    the signature and judge_report are left out then (they are text, not numbers).
 Examples:
     >>> arts = evaluate.load("arts")
     >>> out = arts.compute(predictions=["The cat sat on the mat.",
@@ -290,6 +297,11 @@ class ARTS(evaluate.Metric):
             reference_urls=["https://github.com/irgroup/ARTS"],
             module_type="metric",
         )
+
+    def _feature_names(self):
+        """The input names, ``sources`` with the fix for ``evaluate.combine`` in its repr (see
+        :mod:`arts_metric.evaluate_module.names`)."""
+        return [SOURCES if name == "sources" else name for name in super()._feature_names()]
 
     def _download_and_prepare(self, dl_manager):
         """Build the default judge (loading its model) and pool once, as ``comet`` loads

@@ -7,7 +7,7 @@ asked again, a duplicate of a slow request when ``hedges`` was turned on).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 #: The counters :func:`request_summary` reads (an ``openai:`` judge's ``stats``, a result's ``judge_stats``).
 COUNTERS = ("requests", "asked", "answered", "cached", "retried", "reasked", "hedged")
@@ -42,3 +42,29 @@ def request_summary(stats: Mapping[str, Any]) -> str | None:
     if isinstance(stats.get("cost_usd"), (int, float)):
         line += f"; cost ${stats['cost_usd']:.4f}"
     return line
+
+
+def stats_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """A judge's counters for one call or shard: numbers minus their values ``before`` it
+    (float counters such as seconds and US dollars rounded to 1e-6), other values as ``after``."""
+
+    def since(key: str, value: Any) -> Any:
+        old = before.get(key, 0)
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, old))
+        return (round(value - old, 6) if isinstance(value, float) else value - old) if numeric else value
+
+    return {key: since(key, value) for key, value in after.items()}
+
+
+def sum_stats(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The counters of several parts of one run (shards scored by different workers) added up:
+    numbers summed (floats rounded to 1e-6), other values taken from the last part."""
+    total: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            old = total.get(key, 0)
+            numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (value, old))
+            total[key] = (
+                (round(old + value, 6) if isinstance(old + value, float) else old + value) if numeric else value
+            )
+    return total
