@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -246,7 +247,12 @@ def test_cli_engine_ray_prints_what_an_llm_judge_sent_over_all_actors(cluster, t
     assert proc.returncode == 0, proc.stderr[-2000:]
     n = srv.chat_requests
     assert n >= 8 * 4 and "8 texts in 2 shards" in proc.stderr, proc.stderr[-2000:]
-    # the actors share the judgment cache: what one asked (the pool's calibration pairs) the other may read
+    # the driver asks the pool's calibration pairs once, before any actor starts: the actors read them
+    # from the shared cache, so no prompt is sent twice and none of them comes after a newcomer's
+    prompts = [p for _, p in srv.request_log]
+    assert max(Counter(prompts).values()) == 1
+    newcomer = [any(t in p for t in own[20:]) for p in prompts]
+    assert not newcomer[0] and newcomer.index(True) == newcomer.count(False), newcomer
     line = re.search(
         r"^requests: (\d+) judgments \((\d+) from the cache, (\d+) answered by the model\); (\d+) "
         r"requests sent: (\d+) first asks",
@@ -256,3 +262,36 @@ def test_cli_engine_ray_prints_what_an_llm_judge_sent_over_all_actors(cluster, t
     assert line, proc.stderr[-2000:]
     judgments, cached, answered, sent, first = map(int, line.groups())
     assert answered == sent == first == n and judgments == cached + n
+
+
+def test_the_driver_asks_the_calibration_pairs_that_every_actor_would_ask(tmp_path):
+    """What every actor asks first (the placement's calibration pairs among pool texts) is asked once,
+    in the driver: a scorer built afterwards from the same settings, as each actor builds one, sends
+    only its newcomers' pairs."""
+    from llm_server import ReplayServer
+
+    from arts_metric.config import ScoringConfig
+    from arts_metric.distributed.ray_data import _ask_shared_questions
+    from arts_metric.scorer import Scorer
+    from arts_metric.units import place_texts
+
+    own = [f"Line {i}: " + " ".join(["plain"] * (1 + i % 6) + ["intricate"] * (i % 4)) + "." for i in range(24)]
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps({"text": t, "elo": 1000.0 + 10 * len(t)}) + "\n" for t in own[:20]))
+    srv = ReplayServer(own)
+    url = srv.start()
+    try:
+        config = ScoringConfig(
+            judge=f"openai:m@{url}?progress=false&cache_dir={tmp_path / 'cache'}",
+            pool=str(pool),
+            placement="adaptive",
+            placement_options={"budget": 4},
+        )
+        _ask_shared_questions(config)
+        asked = srv.chat_requests
+        assert asked > 0 and all(not any(t in p for t in own[20:]) for _, p in srv.request_log)
+        place_texts(own[20:], Scorer.prepare(config))  # an actor's scorer
+        later = [p for _, p in srv.request_log[asked:]]
+    finally:
+        srv.stop()
+    assert later and all(any(t in p for t in own[20:]) for p in later)

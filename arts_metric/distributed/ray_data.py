@@ -49,13 +49,17 @@ def _ray() -> Any:
     return ray
 
 
+def _learned(config: ScoringConfig) -> bool:
+    return isinstance(config.judge, str) and config.judge.strip().split(":")[0] == "learned"
+
+
 def _scorer(config: ScoringConfig, threads: int, device: str | None) -> Any:
     """The actor's judge, pool and placement (built once per actor)."""
     from arts_metric.judges.learned import LearnedJudge
     from arts_metric.scorer import Scorer
 
     options = dict(config.judge_options)
-    if isinstance(config.judge, str) and config.judge.strip().split(":")[0] == "learned":
+    if _learned(config):
         options.setdefault("threads", threads)
         if device is not None:
             options.setdefault("device", device)
@@ -157,6 +161,25 @@ def _actor_count(ray: Any, actors: int | None, threads: int, num_gpus: float) ->
     return max(1, int(res.get("CPU", 1)) // threads)
 
 
+#: Placement methods that first ask calibration pairs among pool texts (the same pairs for every text).
+CALIBRATING = ("adaptive", "mle")
+
+
+def _ask_shared_questions(config: ScoringConfig) -> tuple[str, dict[str, Any]]:
+    """Build the scorer in the driver and ask here, once, what every actor would otherwise ask
+    at the same moment: the ratings of an unrated pool of one's own (when the scorer is built)
+    and the placement's calibration pairs. Their answers go to the judge's cache, where the
+    actors find them (on one machine, or on a cache folder every node reaches), so the actors
+    do not pay for them again. Returns the signature and the judge's counters of these questions."""
+    from arts_metric.judges.base import PointwiseJudge
+    from arts_metric.scorer import Scorer
+
+    scorer = Scorer.prepare(config)
+    if not isinstance(scorer.judge, PointwiseJudge) and scorer.method in CALIBRATING:
+        scorer.placer(scorer.judge, scorer.pool, [], **scorer.options)
+    return scorer.signature, scorer.judge.stats.as_dict()
+
+
 def _check_budget(config: ScoringConfig, actors: int) -> None:
     from arts_metric.llm.budget import Budget
 
@@ -207,6 +230,8 @@ def score_ray_dataset(
     device, num_gpus = _resources(ray, threads, device)
     size = _actor_count(ray, actors, threads, num_gpus)
     _check_budget(config, size)
+    if not _learned(config):
+        _ask_shared_questions(config)
     return _raise_own_errors(dataset).map_batches(
         BatchScorer,
         fn_constructor_kwargs=dict(
@@ -245,7 +270,6 @@ def score_files(
     ``ValueError`` naming the file and line for input that cannot be scored.
     """
     ray = _ray()
-    from arts_metric.scorer import Scorer
 
     if fmt not in FORMATS:
         raise ValueError(f"output format must be one of {', '.join(FORMATS)}, got {fmt!r}")
@@ -254,7 +278,7 @@ def score_files(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shards = plan_shards(files, shard_rows)
-    signature = Scorer.prepare(config).signature  # the settings, read in the driver (on its device)
+    signature, driver_stats = _ask_shared_questions(config)  # the settings, read in the driver (on its device)
     check_manifest(
         out,
         {
@@ -274,7 +298,7 @@ def score_files(
         "rows": total,
         "rows_scored": 0,
         "signature": signature,
-        "judge_stats": {},
+        "judge_stats": driver_stats,
     }
     if progress:
         progress(done, total)
