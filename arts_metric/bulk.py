@@ -117,6 +117,8 @@ def score_dataset(
             "would get the whole limit; use num_proc=1"
         )
     scorer = Scorer.prepare(config, judge_obj, built.get("pool"))
+    if (num_proc or 1) > 1:
+        scorer.ask_calibration()  # here, once: the workers read the answers from the judge's cache
     pool_obj: Pool = scorer.pool
     if clash:
         dataset = dataset.remove_columns(clash)

@@ -23,6 +23,9 @@ from arts_metric.placement import Placer, default_method, placer
 from arts_metric.pool import Pool
 from arts_metric.signature import arts_signature
 
+#: Placement methods that first ask calibration pairs among pool texts (the same pairs for every text).
+CALIBRATING = ("adaptive", "mle")
+
 
 def split_settings(
     settings: Mapping[str, Any], base: ScoringConfig | None = None
@@ -98,6 +101,16 @@ class Scorer:
         run = checked_placer(method, options)
         pool = pool if pool is not None else config.make_pool(judge)
         return cls(config=config, judge=judge, pool=pool, method=method, placer=run, options=options)
+
+    def ask_calibration(self) -> None:
+        """Ask now, once, the calibration pairs that the placement asks before placing any
+        text (the same pool-text pairs for every text; ``adaptive`` and ``mle`` with a judge
+        that is not pointwise). With a judge cache, worker processes that place texts
+        afterwards read these answers instead of each paying for them at the same moment."""
+        from arts_metric.judges.base import PointwiseJudge
+
+        if not isinstance(self.judge, PointwiseJudge) and self.method in CALIBRATING:
+            self.placer(self.judge, self.pool, [], **self.options)
 
     @property
     def signature(self) -> str:

@@ -115,6 +115,23 @@ def test_score_dataset_is_the_same_for_any_batch_size_and_process_count(make_ser
         score_dataset(ds, num_proc=2, **limited)
 
 
+def test_worker_processes_do_not_each_pay_for_the_calibration(make_server, arts94, tmp_path):
+    """num_proc=2: the calibration pairs that every worker would ask first are asked once, in this
+    process, before the workers start; the workers read them from the judge's cache."""
+    from collections import Counter
+
+    from arts_metric.config import ScoringConfig
+
+    texts, rows = arts94
+    server = make_server(texts, unknown_noise=NOISE)
+    options = {"cache_dir": str(tmp_path), **FAST}
+    judge = ScoringConfig(judge=f"openai:m@{server.base_url}", judge_options=options).make_judge()
+    ds = datasets.Dataset.from_dict({"text": texts[:6]})
+    score_dataset(ds, batch_size=3, num_proc=2, judge=judge, pool=rows, placement="adaptive")
+    assert judge.stats.as_dict()["requests"] > 0  # the calibration, asked by this process's judge
+    assert max(Counter(p for _, p in server.request_log).values()) == 1
+
+
 def test_the_per_text_pipeline_gives_what_rounds_give(make_server, arts94, tmp_path):
     """A remote judge's texts advance one by one as answers arrive; a local judge's in
     rounds. Both are the same search: a local judge that answers exactly as the

@@ -161,22 +161,16 @@ def _actor_count(ray: Any, actors: int | None, threads: int, num_gpus: float) ->
     return max(1, int(res.get("CPU", 1)) // threads)
 
 
-#: Placement methods that first ask calibration pairs among pool texts (the same pairs for every text).
-CALIBRATING = ("adaptive", "mle")
-
-
 def _ask_shared_questions(config: ScoringConfig) -> tuple[str, dict[str, Any]]:
     """Build the scorer in the driver and ask here, once, what every actor would otherwise ask
     at the same moment: the ratings of an unrated pool of one's own (when the scorer is built)
     and the placement's calibration pairs. Their answers go to the judge's cache, where the
     actors find them (on one machine, or on a cache folder every node reaches), so the actors
     do not pay for them again. Returns the signature and the judge's counters of these questions."""
-    from arts_metric.judges.base import PointwiseJudge
     from arts_metric.scorer import Scorer
 
     scorer = Scorer.prepare(config)
-    if not isinstance(scorer.judge, PointwiseJudge) and scorer.method in CALIBRATING:
-        scorer.placer(scorer.judge, scorer.pool, [], **scorer.options)
+    scorer.ask_calibration()
     return scorer.signature, scorer.judge.stats.as_dict()
 
 
