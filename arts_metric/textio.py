@@ -145,14 +145,20 @@ def labelled_lines(lines: list[str], name: str, fmt: str, text_column: str = "te
     for i, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{name} line {i}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{name} line {i}: expected a JSON object, got {type(row).__name__}")
-        rows.append((f"{name} line {i}", row))
+        rows.append((f"{name} line {i}", json_object(line, f"{name} line {i}")))
     return rows
+
+
+def json_object(line: str, label: str) -> dict:
+    """The JSON object on one line of a JSON-lines file; a ``ValueError`` naming ``label``
+    (the file and line) when the line is not valid JSON or not an object."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{label}: invalid JSON ({exc.msg})") from None
+    if not isinstance(row, dict):
+        raise ValueError(f"{label}: expected a JSON object, got {type(row).__name__}")
+    return row
 
 
 def read_rows(path: str | os.PathLike, text_column: str = "text") -> list[dict]:

@@ -33,26 +33,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale import _documents, _sentences  # noqa: E402  (the same texts as benchmarks/scale.py)
+from scale import _paragraphs, _sentences  # noqa: E402  (the same texts as benchmarks/scale.py)
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gpu.md"
-
-
-def _paragraphs(n: int) -> list[str]:
-    from arts_metric.segment import split_sentences
-
-    seen: dict[str, None] = {}
-    for doc in _documents():
-        sents = [" ".join(s.split()) for s in split_sentences(doc)]
-        for i in range(0, len(sents) - 3, 4):
-            para = " ".join(sents[i : i + 4])
-            if 200 <= len(para) <= 1200:
-                seen.setdefault(para)
-    return _repeat(list(seen), n)
-
-
-def _repeat(distinct: list[str], n: int) -> list[str]:
-    return [distinct[i % len(distinct)] for i in range(n)]
 
 
 class _Busy:

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from arts_metric.textio import json_object
+
 SUFFIXES = (".txt", ".jsonl", ".parquet")
 FORMATS = ("parquet", "jsonl")
 #: Output columns naming each row's input: the file and its line (row number in a Parquet file), from 1.
@@ -156,13 +158,7 @@ def _text_rows(shard: Shard, field: str) -> Iterator[tuple[int, str, dict[str, A
                 continue
             if not text.strip():
                 continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{label}: invalid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{label}: expected a JSON object, got {type(record).__name__}")
-            yield line, label, record
+            yield line, label, json_object(text, label)
 
 
 def shard_path(out_dir: str | os.PathLike, index: int, fmt: str) -> Path:
