@@ -1,11 +1,21 @@
-"""A guard against outputs that drop their source's content: the cosine similarity of
-an output's MiniLM sentence embedding to its source's (the encoder the learned judge
-loads, offline).
+"""A guard against outputs that drop their source's content, from the MiniLM sentence
+embeddings of the encoder the learned judge loads (offline).
+
+Two checks per output:
+
+- **unrelated**: the cosine similarity of the output to its source is below
+  :data:`FLAG_BELOW`: the output shares little with its source.
+- **cut short**: the output is closer to the first half of its source (in words)
+  than to the whole source, by more than :data:`HEAD_OVER_WHOLE`, and closer to that
+  first half than to the second, by more than :data:`HEAD_OVER_TAIL`: it keeps the
+  beginning and drops the end (a system that keeps the first words of each source).
+  Similarity alone misses this: a source's first nine words stay close to it.
 
 It is a guard, not a meaning metric: a faithful but strongly reworded simplification
-also scores lower than a light edit, so report a real meaning metric (e.g. BERTScore,
-SARI against references) next to ARTS. Outputs below :data:`FLAG_BELOW` share little
-with their source and are counted as flagged.
+also scores lower than a light edit, and real simplifications that leave out a
+clause are flagged too, so report a real meaning metric (e.g. BERTScore, SARI
+against references) next to ARTS. ``benchmarks/meaning_guard.py`` measures how
+often it flags real simplifications and truncated sources.
 """
 
 from __future__ import annotations
@@ -17,6 +27,10 @@ import pandas as pd
 
 #: Outputs whose similarity to their source is below this are flagged (they may have dropped content).
 FLAG_BELOW = 0.5
+#: Cut short: similarity to the source's first half minus similarity to the whole source above this ...
+HEAD_OVER_WHOLE = 0.075
+#: ... and similarity to the first half minus similarity to the second half above this.
+HEAD_OVER_TAIL = 0.2
 
 #: The caveat shown with the column.
 SIMPLICITY_ONLY = (
@@ -27,31 +41,77 @@ SIMPLICITY_ONLY = (
 
 MEANING_NOTE = (
     f"meaning kept: cosine similarity of each output to its source (MiniLM sentence embeddings, 1 = same "
-    f"meaning, about 0 = unrelated), mean per system; in brackets the outputs below {FLAG_BELOW:g}, which may "
-    "have dropped content. A guard, not a meaning metric: strong rewrites score lower too, so report a "
-    "meaning metric beside ARTS"
+    f"meaning, about 0 = unrelated), mean per system; in brackets the outputs flagged as possibly dropping "
+    f"content: similarity below {FLAG_BELOW:g}, or cut short (much closer to the first half of its source than "
+    "to its second half). A guard, not a meaning metric: strong rewrites score lower too and some faithful "
+    "ones are flagged, so report a meaning metric beside ARTS"
 )
+
+
+def _halves(text: str) -> tuple[str, str]:
+    words = text.split()
+    cut = max(1, len(words) // 2)
+    return " ".join(words[:cut]), " ".join(words[cut:])
+
+
+def meaning_checks(outputs: Sequence[str], sources: Sequence[str], device: str = "cpu") -> pd.DataFrame:
+    """Per output: ``similarity`` to its source (cosine, in [-1, 1], higher = closer),
+    ``similarity_head`` and ``similarity_tail`` (to the first and second half of the
+    source's words), ``unrelated``, ``cut_short`` and ``flagged`` (either).
+
+    Each value is a function of the output and its source alone.
+
+    Raises
+    ------
+    ValueError
+        When there is not one output per source.
+    """
+    from arts_metric.judges.learned.encoder import sentence_embeddings
+
+    if len(outputs) != len(sources):
+        raise ValueError(f"{len(outputs)} outputs for {len(sources)} sources")
+    heads, tails = zip(*(_halves(s) for s in sources)) if sources else ((), ())
+    out = sentence_embeddings(list(outputs), device=device)
+
+    def cosine(texts: Sequence[str]) -> np.ndarray:
+        return np.einsum("ij,ij->i", sentence_embeddings(list(texts), device=device), out, dtype=np.float64)
+
+    sim, head, tail = cosine(sources), cosine(heads), cosine(tails)
+    unrelated = sim < FLAG_BELOW
+    cut_short = (head - sim > HEAD_OVER_WHOLE) & (head - tail > HEAD_OVER_TAIL)
+    return pd.DataFrame(
+        {
+            "similarity": sim,
+            "similarity_head": head,
+            "similarity_tail": tail,
+            "unrelated": unrelated,
+            "cut_short": cut_short,
+            "flagged": unrelated | cut_short,
+        }
+    )
 
 
 def meaning_kept(outputs: Mapping[str, Sequence[str]], sources: Sequence[str], device: str = "cpu") -> pd.DataFrame:
     """Per system: ``meaning_kept`` (mean similarity of its outputs to their sources, in
-    [-1, 1], higher = closer) and ``meaning_flagged`` (how many are below :data:`FLAG_BELOW`).
+    [-1, 1], higher = closer) and ``meaning_flagged`` (how many outputs
+    :func:`meaning_checks` flags: unrelated to their source or cut short).
 
     Raises
     ------
     ValueError
         When a system's outputs are not one per source.
     """
-    from arts_metric.judges.learned.encoder import sentence_embeddings
-
     for name, texts in outputs.items():
         if len(texts) != len(sources):
             raise ValueError(f"system {name!r} has {len(texts)} outputs for {len(sources)} sources")
-    src = sentence_embeddings(list(sources), device=device)
     rows = []
     for name, texts in outputs.items():
-        sim = np.einsum("ij,ij->i", sentence_embeddings(list(texts), device=device), src, dtype=np.float64)
+        checks = meaning_checks(list(texts), list(sources), device=device)
         rows.append(
-            {"system": name, "meaning_kept": float(sim.mean()), "meaning_flagged": int((sim < FLAG_BELOW).sum())}
+            {
+                "system": name,
+                "meaning_kept": float(checks["similarity"].mean()),
+                "meaning_flagged": int(checks["flagged"].sum()),
+            }
         )
     return pd.DataFrame(rows)
