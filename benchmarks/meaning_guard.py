@@ -1,7 +1,7 @@
 """How often the meaning-kept guard (:mod:`arts_metric.systems.meaning`) flags real
 simplifications, and how often it catches sources cut to their first nine words.
 
-    .venv/bin/python benchmarks/meaning_guard.py [--pairs 400] [--seed 0] [--dev-dir DIR]
+    .venv/bin/python benchmarks/meaning_guard.py [--pairs 400] [--documents 60] [--seed 0] [--dev-dir DIR]
 
 Sentence pairs from the development sets (read at run time from ``../shared/dev`` or
 ``$ARTS_DEV_DIR``; no text is written): within each document pair, every source
@@ -15,7 +15,11 @@ it does not pick pairs the guard likes. Sets:
 - OneStopEnglish advanced -> elementary and advanced -> intermediate (Vajjala & Lucic
   2018): validation only, nothing is chosen on it.
 
-For each set, ``--pairs`` sampled pairs: the share of real simplifications flagged
+Documents: OneStopEnglish advanced -> elementary articles (``--documents`` of them, whole
+texts of about 800 words, embedded chunk by chunk), with two truncations of the source:
+its first 9 words and its first half.
+
+For each sentence set, ``--pairs`` sampled pairs: the share of real simplifications flagged
 (false alarms, though some aligned simpler sentences do leave out a clause) and the
 share of "first nine words of the source" outputs flagged (catches), for the
 similarity-only rule (below 0.5) and for the guard (similarity or cut short), in the
@@ -61,21 +65,24 @@ def aligned(documents: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return pairs
 
 
-def rates(pairs: list[tuple[str, str]]) -> dict[str, float]:
+def rates(pairs: list[tuple[str, str]], halves: bool = False) -> dict[str, float]:
     src = [s for s, _ in pairs]
-    real = meaning_checks([o for _, o in pairs], src)
-    cut = meaning_checks([" ".join(s.split()[:9]) for s in src], src)
-    return {
-        "pairs": len(pairs),
-        "real flagged, similarity only": (real["similarity"] < FLAG_BELOW).mean(),
-        "real flagged, guard": real["flagged"].mean(),
-        "first 9 words flagged, similarity only": (cut["similarity"] < FLAG_BELOW).mean(),
-        "first 9 words flagged, guard": cut["flagged"].mean(),
-    }
+    cuts = {"first 9 words": [" ".join(s.split()[:9]) for s in src]}
+    if halves:
+        cuts["first half"] = [" ".join(s.split()[: len(s.split()) // 2]) for s in src]
+    out = {"pairs": len(pairs)}
+    for name, outputs in {"real": [o for _, o in pairs], **cuts}.items():
+        checks = meaning_checks(outputs, src)
+        out[f"{name} flagged, similarity only"] = (checks["similarity"] < FLAG_BELOW).mean()
+        out[f"{name} flagged, guard"] = checks["flagged"].mean()
+    return out
 
 
 def markdown(table: pd.DataFrame) -> str:
-    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in table.itertuples(index=False)]
+    def cell(v: object) -> str:
+        return "-" if isinstance(v, float) and v != v else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    cells = [[cell(v) for v in row] for row in table.itertuples(index=False)]
     lines = ["| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells]) + "\n"
 
@@ -83,6 +90,7 @@ def markdown(table: pd.DataFrame) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=400, help="sentence pairs sampled per set")
+    parser.add_argument("--documents", type=int, default=60, help="OneStopEnglish articles (whole texts)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
     args = parser.parse_args()
@@ -102,11 +110,20 @@ def main() -> None:
     for name, pairs in sets.items():
         sample = pd.Series(range(len(pairs))).sample(n=min(args.pairs, len(pairs)), random_state=args.seed)
         rows.append({"set": name, "aligned": len(pairs), **rates([pairs[i] for i in sample])})
+    articles = list(levels.values())[: args.documents]
+    rows.append(
+        {
+            "set": "OneStopEnglish advanced -> elementary, whole articles (validation)",
+            "aligned": len(articles),
+            **rates([(lv["advanced"], lv["elementary"]) for lv in articles], halves=True),
+        }
+    )
     table = pd.DataFrame(rows)
     text = (
         "# Meaning-kept guard: false alarms on real simplifications, catches of truncated sources\n\n"
-        f"`benchmarks/meaning_guard.py --pairs {args.pairs} --seed {args.seed}`; shares of sampled sentence pairs "
-        "flagged (similarity only = below 0.5; guard = below 0.5 or cut short).\n\n" + markdown(table)
+        f"`benchmarks/meaning_guard.py --pairs {args.pairs} --documents {args.documents} --seed {args.seed}`; "
+        "shares of sampled pairs flagged (similarity only = below 0.5; guard = below 0.5 or cut short; "
+        "'-': not measured).\n\n" + markdown(table)
     )
     RESULTS.write_text(text, encoding="utf-8")
     print(text)

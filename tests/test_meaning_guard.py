@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arts_metric.systems.meaning import meaning_checks, meaning_kept
+from arts_metric.systems.meaning import CHUNK_WORDS, meaning_checks, meaning_kept
 
 COMPARE = Path(__file__).resolve().parent.parent / "examples" / "compare"
 
@@ -57,3 +57,20 @@ def test_checks_are_a_function_of_each_pair_alone():
 def test_a_count_mismatch_names_the_system():
     with pytest.raises(ValueError, match="'short'"):
         meaning_kept({"short": ["one"]}, ["a", "b"])
+
+
+def test_a_long_source_cut_to_its_first_part_is_flagged():
+    """The encoder reads 256 word pieces: the end of a long source counts only because
+    long texts are embedded chunk by chunk."""
+    first = " ".join(_lines("sources") + _lines("light"))
+    teams = ("Rovers", "United", "City", "Athletic", "Wanderers", "Albion")
+    second = " ".join(
+        f"In the {k + 1}th minute the {teams[k % 6]} striker scored from a corner, and the visiting goalkeeper "
+        f"was shown a yellow card for time-wasting before the referee added {k % 5 + 2} minutes of stoppage time."
+        for k in range(12)
+    )
+    source = first + " " + second
+    assert len(source.split()) > 2 * CHUNK_WORDS
+    checks = meaning_checks([first, source], [source, source])
+    assert checks["flagged"].tolist() == [True, False], checks
+    assert checks["similarity"].iloc[0] < 0.9 < checks["similarity"].iloc[1]

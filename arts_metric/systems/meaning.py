@@ -48,6 +48,27 @@ MEANING_NOTE = (
 )
 
 
+#: Texts longer than this many words are embedded as the mean of chunks of at most this many
+#: (the encoder reads only its first 256 word pieces); shorter texts are one chunk.
+CHUNK_WORDS = 150
+
+
+def _embed(texts: Sequence[str], device: str) -> np.ndarray:
+    """Unit-length embeddings, ``(n, 384)`` float64: each text's chunk embeddings, averaged."""
+    from arts_metric.judges.learned.encoder import sentence_embeddings
+
+    chunks, owner = [], []
+    for i, text in enumerate(texts):
+        words = text.split()
+        for start in range(0, max(1, len(words)), CHUNK_WORDS):
+            chunks.append(" ".join(words[start : start + CHUNK_WORDS]) if len(words) > CHUNK_WORDS else text)
+            owner.append(i)
+    vectors = sentence_embeddings(chunks, device=device).astype(np.float64)
+    out = np.zeros((len(texts), vectors.shape[1]))
+    np.add.at(out, np.asarray(owner, dtype=int), vectors)
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
 def _halves(text: str) -> tuple[str, str]:
     words = text.split()
     cut = max(1, len(words) // 2)
@@ -59,22 +80,22 @@ def meaning_checks(outputs: Sequence[str], sources: Sequence[str], device: str =
     ``similarity_head`` and ``similarity_tail`` (to the first and second half of the
     source's words), ``unrelated``, ``cut_short`` and ``flagged`` (either).
 
-    Each value is a function of the output and its source alone.
+    Each value is a function of the output and its source alone. Texts over
+    :data:`CHUNK_WORDS` words are embedded chunk by chunk (the mean of the chunks'
+    embeddings), so that the end of a long source counts too.
 
     Raises
     ------
     ValueError
         When there is not one output per source.
     """
-    from arts_metric.judges.learned.encoder import sentence_embeddings
-
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs for {len(sources)} sources")
     heads, tails = zip(*(_halves(s) for s in sources)) if sources else ((), ())
-    out = sentence_embeddings(list(outputs), device=device)
+    out = _embed(list(outputs), device)
 
     def cosine(texts: Sequence[str]) -> np.ndarray:
-        return np.einsum("ij,ij->i", sentence_embeddings(list(texts), device=device), out, dtype=np.float64)
+        return np.einsum("ij,ij->i", _embed(list(texts), device), out)
 
     sim, head, tail = cosine(sources), cosine(heads), cosine(tails)
     unrelated = sim < FLAG_BELOW
