@@ -91,13 +91,17 @@ def meaning_checks(outputs: Sequence[str], sources: Sequence[str], device: str =
     """
     if len(outputs) != len(sources):
         raise ValueError(f"{len(outputs)} outputs for {len(sources)} sources")
+    return _checks(_embed(list(outputs), device), _source_embeddings(sources, device))
+
+
+def _source_embeddings(sources: Sequence[str], device: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Embeddings of each source, of its first half and of its second half (in words)."""
     heads, tails = zip(*(_halves(s) for s in sources)) if sources else ((), ())
-    out = _embed(list(outputs), device)
+    return _embed(list(sources), device), _embed(list(heads), device), _embed(list(tails), device)
 
-    def cosine(texts: Sequence[str]) -> np.ndarray:
-        return np.einsum("ij,ij->i", _embed(list(texts), device), out)
 
-    sim, head, tail = cosine(sources), cosine(heads), cosine(tails)
+def _checks(out: np.ndarray, source: tuple[np.ndarray, np.ndarray, np.ndarray]) -> pd.DataFrame:
+    sim, head, tail = (np.einsum("ij,ij->i", emb, out) for emb in source)
     unrelated = sim < FLAG_BELOW
     cut_short = (head - sim > HEAD_OVER_WHOLE) & (head - tail > HEAD_OVER_TAIL)
     return pd.DataFrame(
@@ -125,9 +129,10 @@ def meaning_kept(outputs: Mapping[str, Sequence[str]], sources: Sequence[str], d
     for name, texts in outputs.items():
         if len(texts) != len(sources):
             raise ValueError(f"system {name!r} has {len(texts)} outputs for {len(sources)} sources")
+    source = _source_embeddings(list(sources), device)  # once for every system
     rows = []
     for name, texts in outputs.items():
-        checks = meaning_checks(list(texts), list(sources), device=device)
+        checks = _checks(_embed(list(texts), device), source)
         rows.append(
             {
                 "system": name,
