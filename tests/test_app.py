@@ -24,12 +24,14 @@ import time
 from pathlib import Path
 
 import gradio as gr
+import numpy as np
 import pandas as pd
 import pytest
 from browser import chromium
 from gradio_client import Client, handle_file
 from llm_server import ReplayServer
 
+from arts_metric.config import ScoringConfig
 from arts_metric.data import load_pool_rows
 from arts_metric.pool import load_pool
 from arts_metric.scoring import score_texts
@@ -40,6 +42,7 @@ from arts_metric.textio import read_rows
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 SECRETS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ARTS_LLM_MODELS")
+DEFAULT_POOL = ScoringConfig.default("pool")
 SLOW = 240_000  # ms: the machine is shared; scoring on a busy CPU can take a while
 
 
@@ -566,3 +569,105 @@ def test_pairs_plot_draws_every_arrow_of_strong_rewrites(page, tmp_path):
     _plot_shown(page, "pairs-plot")
     _shot(page, tmp_path, "pairs-30")
     assert _drawn_arrows(page, "pairs-plot", tmp_path) == [30, 30]  # ARTS and FKGL panels: every pair's arrow
+
+
+def _markdown_table(page, elem_id: str) -> list[dict[str, str]]:
+    """The rows of the first table in ``#elem_id`` as the browser shows them, by header."""
+    return page.evaluate(
+        """(id) => { const t = document.querySelector('#' + id + ' table');
+            const head = [...t.querySelectorAll('thead th')].map(h => h.innerText.trim());
+            return [...t.querySelectorAll('tbody tr')].map(r => Object.fromEntries(
+                [...r.querySelectorAll('td')].map((c, k) => [head[k], c.innerText.trim()]))); }""",
+        elem_id,
+    )
+
+
+def _compare_in_page(page, tmp_path: Path, sources: list[str], systems: dict[str, list[str]]) -> None:
+    src = tmp_path / "sources.txt"
+    src.write_text("\n".join(sources) + "\n", encoding="utf-8")
+    files = []
+    for name, lines in systems.items():
+        files.append(tmp_path / f"{name}.txt")
+        files[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    page.get_by_role("tab", name="Compare systems").click()
+    page.locator("#sources-file input[type=file]").set_input_files(str(src))
+    page.locator("#system-files input[type=file]").set_input_files([str(f) for f in files])
+    page.wait_for_function(
+        f"{list(systems)}.every(n => document.querySelector('#system-files').textContent.includes(n))",
+        timeout=SLOW,
+    )
+    page.get_by_role("button", name="Compare systems").click()
+    page.locator("#leaderboard table").wait_for(timeout=SLOW)
+
+
+def test_systems_tab_flags_a_system_that_cuts_its_sources_short(page, tmp_path):
+    sources = _lines(EXAMPLES / "compare" / "sources.txt")
+    cut = [" ".join(s.split()[:9]) for s in sources]  # keeps the first 9 words: broken sentences
+    _compare_in_page(page, tmp_path, sources, {"light": _lines(EXAMPLES / "compare" / "light.txt"), "cut": cut})
+    rows = {r["system"]: r for r in _markdown_table(page, "leaderboard")}
+    assert rows["cut"]["meaning kept (flagged)"].endswith(f"({len(sources)})"), rows
+    assert rows["light"]["meaning kept (flagged)"].endswith("(0)"), rows
+    _shot(page, tmp_path, "systems-cut")
+
+
+def test_systems_tab_prints_the_smallest_p_as_below_the_resolution(page, tmp_path):
+    # 20 inputs: 2 ** 20 sign patterns > 10,000 random flips, so the smallest p is 1 / 10,001
+    sources = [
+        f"Notwithstanding considerable opposition, the committee postponed its deliberations concerning the "
+        f"proposed amendments to regulation {i + 3} until the auditors had completed their comprehensive review."
+        for i in range(20)
+    ]
+    simple = [f"The {('cat', 'dog', 'boy', 'girl', 'man')[i % 5]} sat. It was day {i + 1}." for i in range(20)]
+    _compare_in_page(page, tmp_path, sources, {"copy": sources, "simple": simple})
+    rows = _markdown_table(page, "pairwise")
+    assert len(rows) == 1 and rows[0]["p"] == "< 1e-4", rows
+    _shot(page, tmp_path, "systems-p")
+
+
+def _elo_lines_in_figure(page, elem_id: str, tmp_path: Path) -> tuple[list[float], int, int]:
+    """Pixel columns of the figure as the browser shows it: the centres of the full-height
+    blue lines (one per text) and the left and right frame of the axes (black spines)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+    from scipy import ndimage
+
+    src = page.locator(f"#{elem_id} img").get_attribute("src")
+    image = Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB")
+    image.save(tmp_path / f"{elem_id}.png")
+    rgb = np.asarray(image).astype(int)
+    black = (rgb.max(axis=2) < 60).sum(axis=0)
+    frame = np.flatnonzero(black >= 0.8 * black.max())
+    blue = (np.abs(rgb - np.array([31, 78, 121])).max(axis=2) < 40).sum(axis=0)
+    labels, n = ndimage.label(blue >= 0.5 * black.max())
+    centres = [float(np.flatnonzero(labels == k + 1).mean()) for k in range(n)]
+    return centres, int(frame.min()), int(frame.max())
+
+
+def test_score_table_and_figure_show_one_elo_scale_in_the_page(page, tmp_path):
+    texts = [
+        "I like my red bike.",
+        "The river flooded, so the bridge was closed.",
+        "Notwithstanding considerable opposition, the committee postponed its deliberations concerning the "
+        "proposed amendments until the auditors had completed their comprehensive review of the accounts.",
+    ]
+    page.locator("#texts textarea").fill("\n".join(texts))
+    page.get_by_role("button", name="Score", exact=True).click()
+    page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
+    _plot_shown(page, "score-plot")
+    table = page.locator("#score-table")
+    table.get_by_text(texts[0]).first.wait_for(timeout=SLOW)
+    head = table.locator("thead th").evaluate_all("cells => cells.map(c => c.innerText.trim())")
+    body = table.locator(".body-cell").evaluate_all("cells => cells.map(c => c.innerText.trim())")
+    rows = [body[k : k + len(head)] for k in range(0, len(body), len(head))]
+    shown = sorted(float(r[head.index("pool_rating")]) for r in rows if r[head.index("text")] in texts)
+    assert len(shown) == 3, (head, rows)
+    ratings = np.sort(load_pool(DEFAULT_POOL).ratings)
+    centres, left, right = _elo_lines_in_figure(page, "score-plot", tmp_path)
+    drawn = sorted(ratings[0] + (c - left) / (right - left) * (ratings[-1] - ratings[0]) for c in centres)
+    per_pixel = (ratings[-1] - ratings[0]) / (right - left)
+    # every Elo number of the table lies on the figure's axis, where the figure draws its text
+    assert all(ratings[0] <= x <= ratings[-1] for x in shown), (shown, ratings[0], ratings[-1])
+    assert drawn == pytest.approx(shown, abs=3 * per_pixel), (drawn, shown, per_pixel)

@@ -927,3 +927,53 @@ def test_each_click_is_recorded_once_and_the_last_one_can_be_undone(tmp_path, br
         assert status == 400 and "nothing to undo" in body["error"]
     finally:
         _stop(server)
+
+
+def _rank_batch(page, order: list[int], levels: list[str]) -> None:
+    for i in order:
+        page.click(f".rank-item[data-index='{i}'] .rank-text")
+    for rank, i in enumerate(order):
+        page.select_option(f".rank-item[data-index='{i}'] select", levels[rank])
+    done = int(page.locator("#stats").get_attribute("data-done"))
+    page.click("#rank-submit")
+    page.wait_for_selector(f"#stats[data-done='{done + 1}']")
+
+
+def _shown_batch(page) -> list[int]:
+    items = page.locator(".rank-item")
+    return [int(items.nth(i).get_attribute("data-index")) for i in range(items.count())]
+
+
+def test_rank_and_rate_mode_undoes_the_last_batch(tmp_path, browser):
+    folder = tmp_path / "rr-undo"
+    prepare(folder, [{"text": t} for t in TEXTS], matches_per_text=1, seed=0).close()
+    server = _serve(folder, mode="rank-rate")
+    levels = ["A1", "A2", "B1", "B2", "C1", "C2"]
+    try:
+        page = browser.new_context().new_page()
+        _open(page, server.link(server.app.new_link("gus")))
+        assert page.locator("#undo").is_hidden()  # nothing to undo yet
+        first = _shown_batch(page)
+        easiest_first = sorted(first, key=lambda i: len(TEXTS[i]))
+        _rank_batch(page, easiest_first, levels)
+        assert server.app.store.ranked_batches("human:gus") == {0}
+        # A misclick: undo takes the submitted batch back in the store and shows it again.
+        assert page.locator("#undo").is_visible() and page.inner_text("#undo") == "Undo last batch"
+        page.click("#undo")
+        page.wait_for_selector("#stats[data-done='0']")
+        assert server.app.store.ranked_batches("human:gus") == set()
+        assert sorted(_shown_batch(page)) == sorted(first) and page.locator(".rank-item.ranked").count() == 0
+        _rank_batch(page, easiest_first[::-1], levels[::-1])  # answered again, differently
+        # Undo also works from the last batch's end screen.
+        second = _shown_batch(page)
+        _rank_batch(page, sorted(second, key=lambda i: len(TEXTS[i])), levels)
+        page.wait_for_selector("#done-view:not([hidden])")
+        page.click("#undo")
+        page.wait_for_selector("#stats[data-done='1']")
+        assert page.locator("#rank-view").is_visible() and sorted(_shown_batch(page)) == sorted(second)
+        rows = [json.loads(x) for x in server.app.history("human:gus").splitlines()]
+        assert [r["ranking"] for r in rows] == [easiest_first[::-1]]
+        status, body, _ = _call(server, "POST", "/api/undo", {}, token=server.app.new_link("hal"))
+        assert status == 400 and "nothing to undo" in body["error"]
+    finally:
+        _stop(server)

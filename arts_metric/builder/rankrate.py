@@ -74,6 +74,10 @@ class RankRate:
         elapsed_s = float(elapsed) / 1000 if isinstance(elapsed, (int, float)) else None
         return self.store.record_rank(rater, b, order, cefr, elapsed_s)
 
+    def undo(self, rater: str) -> int | None:
+        """Take back this rater's last submitted batch (asked again next); returns it, None if none."""
+        return self.store.undo_last_rank(rater)
+
     def history(self, rater: str) -> list[dict]:
         """Rows ``{batch, ranking (easiest first), cefr {index: level}, cefr_numeric, time}``."""
         return self.store.rank_history(rater)

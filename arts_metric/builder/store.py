@@ -352,6 +352,17 @@ class DecisionStore:
         """The batches this rater has submitted."""
         return {b for (b,) in self.conn.execute("SELECT batch FROM rank_rate WHERE rater = ?", (rater,))}
 
+    def undo_last_rank(self, rater: str) -> int | None:
+        """Delete this rater's most recently submitted batch and return it (None: nothing to undo)."""
+        with self.conn:
+            row = self.conn.execute(
+                "SELECT rowid, batch FROM rank_rate WHERE rater = ? ORDER BY rowid DESC LIMIT 1", (rater,)
+            ).fetchone()
+            if row is None:
+                return None
+            self.conn.execute("DELETE FROM rank_rate WHERE rowid = ?", (row[0],))
+        return int(row[1])
+
     def rank_raters(self) -> list[str]:
         """Raters with rank-and-rate answers, sorted (none when no session ever ran)."""
         has = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rank_rate'").fetchone()

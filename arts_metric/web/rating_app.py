@@ -169,16 +169,16 @@ class RatingApp:
         return {"recorded": recorded, **self.next(rid)}
 
     def undo(self, body: dict) -> dict:
-        """Take back the rater's last decision: the pair is asked again next (pairwise mode)."""
-        if self.rank:
-            raise ValueError("undo takes back a pairwise decision; this server runs in rank-rate mode")
+        """Take back the rater's last decision, in either mode: the pair (pairwise) or the
+        ranked and rated batch (rank-and-rate) is asked again next. Answers ``undone`` (the
+        match or batch) with the next item."""
         rid = rater_id(guard.str_field(body, "rater").removeprefix(f"{HUMAN_PREFIX}:"))
         with self.lock:
             self._known(rid)
-            match = self.store.undo_last(rid)
-            if match is None:
+            undone = self.rank.undo(rid) if self.rank else self.store.undo_last(rid)
+            if undone is None:
                 raise ValueError("nothing to undo: no decision is stored yet")
-            return {"undone": match, **self.next(rid)}
+            return {"undone": undone, **self.next(rid)}
 
     def rank_submit(self, body: dict) -> dict:
         if not self.rank:

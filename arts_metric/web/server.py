@@ -24,7 +24,7 @@ answered 413 unread, then the connection is drained and closed.
 | ``GET /api/next`` | rater (own), coordinator (``?rater=``) | progress and the next pair (or batch in rank-and-rate mode) |
 | ``POST /api/decide {"match", "clicked", "elapsed_ms"}`` | rater | the rater clicked the *easier* text; the other one is stored as ``harder`` |
 | ``POST /api/rank {"batch", "order", "cefr", "elapsed_ms"}`` | rater | rank-and-rate: order easiest first, a CEFR level per text |
-| ``POST /api/undo {}`` | rater | take back the last pairwise decision; answers the next pair (the same one again) |
+| ``POST /api/undo {}`` | rater | take back the last decision (a pair, or a ranked batch); answers the next item (the same one again) |
 | ``GET /api/history`` | rater (own), coordinator (``?rater=``) | the history in the ARTS format (JSON lines download) |
 | ``GET /api/progress`` | coordinator | every human rater's progress and number of valid links |
 | ``POST /api/links {"name"}`` / ``/api/revoke {"name"}`` | coordinator | a new personal link for a rater / end all of theirs |

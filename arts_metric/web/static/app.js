@@ -67,7 +67,9 @@ function renderProgress(p) {
 function render(p) {
   renderProgress(p);
   setError("");
-  $("undo").hidden = !(state.config.mode === "pairwise" && p.done > 0);
+  // Undo takes back the last decision in every mode: a pair, or a ranked and rated batch.
+  $("undo").hidden = !(p.done > 0);
+  $("undo").textContent = state.config.mode === "rank-rate" ? "Undo last batch" : "Undo last choice";
   if (p.finished) { state.current = null; show("done-view"); return; }
   state.shownAt = performance.now();
   if (state.config.mode === "rank-rate") return renderBatch(p.batch);

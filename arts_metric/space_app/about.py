@@ -1,0 +1,81 @@
+"""The files a Space shows beside its app (examples, the metric card, the agreement
+tables) and the About tab made from them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from arts_metric.judges.learned import DEFAULT_VERSION
+
+
+@dataclass(frozen=True)
+class SpaceFiles:
+    """Where the app finds what it shows, relative to ``root``: the folder of ``app.py``
+    (a checkout, or a Space folder assembled by ``arts publish-space``)."""
+
+    root: Path
+
+    @property
+    def examples(self) -> Path:
+        """The example inputs (``examples/``)."""
+        return self.root / "examples"
+
+    @property
+    def card(self) -> Path:
+        """The metric card: ``metric_card.md`` in a checkout, ``README.md`` in a Space."""
+        return next(
+            (p for p in (self.root / "metric_card.md", self.root / "README.md") if p.is_file()),
+            self.root / "metric_card.md",
+        )
+
+    @property
+    def agreement(self) -> Path:
+        """The learned judges' measured agreement with human raters."""
+        return self.root / "benchmarks" / "results" / "learned_judge_accuracy.md"
+
+    @property
+    def all_approaches(self) -> Path:
+        """Every approach's agreement, beside the ARTS paper's Table 3."""
+        return self.root / "benchmarks" / "results" / "arts94_metrics.md"
+
+
+#: The folder holding the package: a checkout, or a Space folder (the package ships beside app.py).
+DEFAULT_FILES = SpaceFiles(Path(__file__).resolve().parents[2])
+
+
+def _without_front_matter(text: str) -> str:
+    return re.sub(r"^---\n.*?\n---\n", "", text, count=1, flags=re.S)
+
+
+def card_section(title: str, files: SpaceFiles = DEFAULT_FILES) -> str:
+    """One ``## title`` section of the metric card (without its heading)."""
+    text = _without_front_matter(files.card.read_text(encoding="utf-8"))
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
+    return match.group(1).strip() if match else ""
+
+
+#: Paragraphs of a benchmark report that speak to its developers (model-selection settings,
+#: timings, how to regenerate it), left out of the About tab.
+INTERNALS = re.compile(r"CV choice|Regenerate|\.py\b|\bs for \d+ texts|^Three formulas", re.M)
+
+
+def _results(path: Path, root: Path) -> str:
+    """A benchmark's Markdown report without its title line and its developer notes (:data:`INTERNALS`)."""
+    if not path.is_file():
+        return f"_{path.relative_to(root)} is missing from this folder (`arts publish-space` copies it)._"
+    body = path.read_text(encoding="utf-8").split("\n", 1)[1].strip()
+    return "\n\n".join(p for p in re.split(r"\n\s*\n", body) if not INTERNALS.search(p))
+
+
+def about_markdown(files: SpaceFiles = DEFAULT_FILES) -> tuple[str, str, str, str]:
+    """The About tab: the learned judges' agreement with humans, every approach's, how to cite, the card."""
+    agreement = f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n" + _results(
+        files.agreement, files.root
+    )
+    cite = card_section("Citation", files)
+    card = _without_front_matter(files.card.read_text(encoding="utf-8")) if files.card.is_file() else ""
+    # the card's map of the source code is for developers
+    card = re.sub(r"^## Where the code lives\n.*?(?=^## |\Z)", "", card, flags=re.S | re.M)
+    return agreement, _results(files.all_approaches, files.root), cite, card
