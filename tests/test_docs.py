@@ -57,6 +57,24 @@ def test_the_readme_table_follows_the_file(tmp_path, monkeypatch):
         hook.readme_table()
 
 
+def test_the_readme_projection_is_rendered_from_the_benchmark_outputs(tmp_path, monkeypatch):
+    hook = _hook()
+    projection = hook.readme_projection()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert projection in readme
+    assert "| 1 H200 GPU |" in projection and "| 16 CPU actors |" in projection
+    for name in ("gpu.md", "scale.md"):
+        assert "PROJECTION (not measured)" in (hook.RESULTS / name).read_text(encoding="utf-8")
+    # the rows follow the files
+    for name in ("gpu.md", "scale.md"):
+        (tmp_path / name).write_text((hook.RESULTS / name).read_text(encoding="utf-8"))
+    gpu = (tmp_path / "gpu.md").read_text(encoding="utf-8")
+    row = next(line for line in gpu.splitlines() if line.startswith("| 1 |"))
+    (tmp_path / "gpu.md").write_text(gpu.replace(row, "| 1 | 9.99 h | 8.88 h |"))
+    monkeypatch.setattr(hook, "RESULTS", tmp_path)
+    assert "| 1 H200 GPU | 9.99 h | 8.88 h |" in hook.readme_projection()
+
+
 def test_markers_quote_the_results_files_and_the_command_line():
     hook = _hook()
     page = hook.expand("a\n[[results: levels.md, table 2]]\n[[results: levels.md]]\n[[cli: score]]\nb\n")

@@ -11,8 +11,9 @@ A page writes a marker on a line of its own and the build puts the text in its p
 
 An unknown file, table or command stops the build. The PNG figures of
 ``benchmarks/results/`` are published under ``results/``. ``readme_table()`` renders the
-agreement table the README quotes (``tests/test_docs.py`` checks the README against it;
-``python docs/hooks/results.py`` prints it).
+agreement table the README quotes and ``readme_projection()`` its projection of 10 million
+texts (``tests/test_docs.py`` checks the README against both; ``python docs/hooks/results.py``
+prints them).
 """
 
 from __future__ import annotations
@@ -76,6 +77,22 @@ def readme_table() -> str:
             raise ValueError(f"benchmarks/results/learned_judge_accuracy.md has no row {source!r}")
         row = rows[source]
         out.append(f"| {label} | {row['Spearman']} {row['95% CI']} |")
+    return "\n".join(out) + "\n"
+
+
+def readme_projection() -> str:
+    """The README's projection of 10 million texts: the last table of ``gpu.md`` (N GPUs) and of
+    ``scale.md`` (N CPU actors), one row per line of either."""
+    out = ["| 10 million texts on (projection) | sentences | paragraphs |", "|---|---|---|"]
+    for name, unit in (("gpu.md", "H200 GPU"), ("scale.md", "CPU actor")):
+        tables = TABLE.findall(results_text(name))
+        if not tables:
+            raise ValueError(f"benchmarks/results/{name} has no table")
+        lines = tables[-1].splitlines()
+        if _cells(lines[0]) not in (["GPUs", "sentences", "paragraphs"], ["actors", "sentences", "paragraphs"]):
+            raise ValueError(f"the last table of benchmarks/results/{name} is not its projection: {lines[0]}")
+        for n, sentences, paragraphs in map(_cells, lines[2:]):
+            out.append(f"| {n} {unit}{'s' if n != '1' else ''} | {sentences} | {paragraphs} |")
     return "\n".join(out) + "\n"
 
 
@@ -145,4 +162,5 @@ def on_files(files, config):
 
 
 if __name__ == "__main__":
-    print(readme_table(), end="")
+    print(readme_table())
+    print(readme_projection(), end="")
