@@ -104,8 +104,12 @@ def test_option_types_from_a_dataclass_or_a_signature():
         and len(llm) == len(LLMOptions.__dataclass_fields__)
     )
     learned = option_types(LearnedJudge, exclude=("weights",))
-    assert set(learned) == {"device", "progress"}
-    assert convert_options({"device": "cpu", "progress": "false"}, learned) == {"device": "cpu", "progress": False}
+    assert set(learned) == {"device", "progress", "threads"}
+    assert convert_options({"device": "cpu", "progress": "false", "threads": "2"}, learned) == {
+        "device": "cpu",
+        "progress": False,
+        "threads": 2,
+    }
 
     def factory(rest: str, texts: Sequence[str] | None = None, *, flag: bool = False, **kwargs: Any) -> None:
         pass
