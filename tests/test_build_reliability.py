@@ -501,3 +501,29 @@ def test_a_full_disk_under_the_build_store_is_a_clear_error_and_the_rerun_contin
             assert conn.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] == 160
     finally:
         srv.stop()
+
+
+def test_a_request_slot_is_freed_only_once_its_answer_is_recorded(tmp_path):
+    """While answers are committed one by one, the requests sent never run ahead of the answers
+    recorded by more than the judge's concurrency: what a kill can lose is at most the requests
+    in flight, never an answer received but not yet committed."""
+    from arts_metric.builder.asking import ask
+    from arts_metric.config import ScoringConfig
+
+    concurrency = 4
+    srv = ReplayServer(TEXTS[:40], latency=0.02)
+    url = srv.start()
+    gaps: list[int] = []
+
+    def record(match: int, decision, seconds: float) -> None:
+        gaps.append(srv.chat_requests - len(gaps))  # sent, minus the answers committed before this one
+        time.sleep(0.005)  # a commit takes a moment
+
+    try:
+        options = {"cache": False, "concurrency": concurrency, "progress": False, "hedges": 0}
+        judge = ScoringConfig(judge=f"openai:m@{url}", judge_options=options).make_judge()
+        pairs = [(TEXTS[i], TEXTS[(i + 7) % 40]) for i in range(60)]
+        ask(judge, list(enumerate(pairs)), record)
+    finally:
+        srv.stop()
+    assert len(gaps) == 60 and max(gaps) <= concurrency, gaps
