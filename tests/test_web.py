@@ -291,18 +291,11 @@ def test_rank_and_rate_mode(tmp_path, browser):
         assert page.inner_text("#stats") == "(0/2)"
         submitted = []
         for _ in range(2):
-            items = page.locator(".rank-item")
-            idx = [int(items.nth(i).get_attribute("data-index")) for i in range(items.count())]
+            idx = _shown_batch(page)
             assert len(idx) == 5
             order = sorted(idx, key=lambda i: len(TEXTS[i]))  # shortest = easiest first
             assert page.locator("#rank-submit").is_disabled()
-            for i in order:
-                page.click(f".rank-item[data-index='{i}'] .rank-text")
-            for rank, i in enumerate(order):
-                page.select_option(f".rank-item[data-index='{i}'] select", levels[rank])
-            done = int(page.locator("#stats").get_attribute("data-done"))
-            page.click("#rank-submit")
-            page.wait_for_selector(f"#stats[data-done='{done + 1}']")  # the page's CSP forbids eval'd waits
+            _rank_batch(page, order, levels)
             submitted.append(order)
         page.wait_for_selector("#done-view:not([hidden])")
         ctx.close()
@@ -936,7 +929,7 @@ def _rank_batch(page, order: list[int], levels: list[str]) -> None:
         page.select_option(f".rank-item[data-index='{i}'] select", levels[rank])
     done = int(page.locator("#stats").get_attribute("data-done"))
     page.click("#rank-submit")
-    page.wait_for_selector(f"#stats[data-done='{done + 1}']")
+    page.wait_for_selector(f"#stats[data-done='{done + 1}']")  # the page's CSP forbids eval'd waits
 
 
 def _shown_batch(page) -> list[int]:

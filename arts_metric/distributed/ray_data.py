@@ -55,19 +55,16 @@ def _learned(config: ScoringConfig) -> bool:
 
 def _scorer(config: ScoringConfig, threads: int, device: str | None) -> Any:
     """The actor's judge, pool and placement (built once per actor)."""
-    from arts_metric.judges.learned import LearnedJudge
     from arts_metric.scorer import Scorer
 
-    options = dict(config.judge_options)
     if _learned(config):
-        options.setdefault("threads", threads)
+        options = dict(config.judge_options)
+        if options.get("threads") is None:
+            options["threads"] = threads
         if device is not None:
             options.setdefault("device", device)
         config = config.replace(judge_options=options)
-    judge = config.make_judge()
-    if isinstance(judge, LearnedJudge) and judge.threads is None:
-        judge.threads = threads
-    return Scorer.prepare(config, judge)
+    return Scorer.prepare(config)
 
 
 class BatchScorer:
