@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arts_metric.config import BUILT_FORMS, ScoringConfig
-from arts_metric.judges import Judge
+from arts_metric.judges import Judge, PointwiseJudge
 from arts_metric.placement import Placer, default_method, placer
 from arts_metric.pool import Pool
 from arts_metric.signature import arts_signature
@@ -107,8 +107,6 @@ class Scorer:
         text (the same pool-text pairs for every text; ``adaptive`` and ``mle`` with a judge
         that is not pointwise). With a judge cache, worker processes that place texts
         afterwards read these answers instead of each paying for them at the same moment."""
-        from arts_metric.judges.base import PointwiseJudge
-
         if not isinstance(self.judge, PointwiseJudge) and self.method in CALIBRATING:
             self.placer(self.judge, self.pool, [], **self.options)
 
