@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Union
@@ -37,7 +38,9 @@ from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 if TYPE_CHECKING:
     import datasets
 
-LONG_TEXTS = ("sentences", "chunks", "whole")
+LONG_TEXTS = ("mean", "team", "chunks", "whole")
+#: Former names of ``long_texts`` values: still accepted, with a FutureWarning.
+RENAMED_LONG_TEXTS = {"sentences": "team"}
 
 #: What ``pool`` accepts: a built-in pool's name, a file, a ``datasets.Dataset`` or a list of dicts.
 PoolSpec = Union[str, os.PathLike, Sequence[Mapping[str, Any]], "datasets.Dataset"]
@@ -150,13 +153,15 @@ class ScoringConfig:
         '{"target_width": 0.1} (ARTS units), {"level": 0.95}, {"seed": 0}; see the metric card',
     )
     long_texts: str = _setting(
-        "sentences",
+        "mean",
         _one_of(*LONG_TEXTS),
         "str",
-        '"sentences": a text longer than `split_above` characters is split into its sentences, and its '
-        "rating is the Bradley-Terry team rating of theirs (its strength is the sum of its sentences' "
-        'strengths: the hardest sentence weighs most, and more to read is harder); "chunks": the '
-        "scoring of releases up to 0.1 (sentences packed into units of at most `chunk_chars` characters, "
+        '"mean": every text is cut into its sentences and its rating is the mean of theirs weighted by '
+        "their words, so a score says how hard the language is, not how much there is to read (a text "
+        'written twice scores as the text); "team": the rule of release 0.2 (a text longer than '
+        "`split_above` characters is split into its sentences and rated as their Bradley-Terry team: "
+        'its strength is the sum of theirs, so more to read rates harder); "chunks": the scoring of '
+        "releases up to 0.1 (sentences packed into units of at most `chunk_chars` characters, "
         'length-weighted mean of their scores); "whole": every text is judged whole',
     )
     chunk_chars: int = _setting(
@@ -169,7 +174,8 @@ class ScoringConfig:
         DEFAULT_SPLIT_ABOVE,
         _positive_int("characters"),
         "int",
-        "texts longer than this many characters are split into sentence units (the longest pool texts)",
+        'texts longer than this many characters are cut into units (long_texts="team" and "chunks" only; '
+        '"mean" cuts every text into its sentences); 400 is the longest pool texts',
     )
     data_dir: str | os.PathLike | None = _setting(
         None,
@@ -188,6 +194,15 @@ class ScoringConfig:
                     f"give it to the scoring function instead ({name}= of compute, score_texts, score_dataset or "
                     "compare_systems), which uses it as it is"
                 )
+        renamed = RENAMED_LONG_TEXTS.get(self.long_texts) if isinstance(self.long_texts, str) else None
+        if renamed is not None:
+            warnings.warn(
+                f'long_texts="{self.long_texts}" is now called "{renamed}" (the rule of release 0.2); '
+                f'write long_texts="{renamed}" to keep it, or leave it out for the default "mean"',
+                FutureWarning,
+                stacklevel=4,
+            )
+            object.__setattr__(self, "long_texts", renamed)
         for f in fields(self):
             value = getattr(self, f.name)
             constraint: Constraint = f.metadata["constraint"]

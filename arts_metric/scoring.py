@@ -90,10 +90,10 @@ def _p_output_easier(
     """P(the output is easier than its source), for judges with a close-pair method
     (the learned judge's ``compare_close``), None for the others (LLM judges).
 
-    A pair of single units (texts up to ``split_above`` characters) goes to
+    A pair of single units (two sentences under ``long_texts="mean"``) goes to
     ``compare_close``, which reads both texts: the words an edit removed and added,
     for near-paraphrases whose absolute scores differ by noise. A pair where either
-    text was cut into sentences (``split``; ``long_texts="sentences"``) is judged
+    text was cut into sentences (``split``; ``long_texts="mean"`` or ``"team"``) is judged
     from the two texts' ratings, ``E(source, output)`` of eq. 1: the close-pair head reads at most one
     window of text, and on paragraphs the sentence ratings order pairs better
     (``benchmarks/levels.py``). An empty list when there is no pair to judge."""
@@ -105,6 +105,27 @@ def _p_output_easier(
     if short:
         out[short] = [float(p) for p in close([(sources[i], outputs[i]) for i in short])]
     return [float(p) for p in out]
+
+
+def check_return_sentences(value: Any, long_texts: str) -> bool:
+    """``return_sentences`` must be a bool, and True only where texts are scored by their
+    sentences (``long_texts="mean"``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"return_sentences must be True or False, got {value!r:.80}")
+    if value and long_texts != "mean":
+        raise ValueError(
+            f'return_sentences=True needs long_texts="mean" (the default), which scores every text by its '
+            f'sentences; long_texts="{long_texts}" does not'
+        )
+    return bool(value)
+
+
+def _sentence_rows(placed: Any, k: int) -> list[dict[str, Any]]:
+    """The ``k``-th placed text's sentences with their values, in reading order."""
+    return [
+        {"text": text, "arts": float(a), "arts_elo": float(r), "words": int(w)}
+        for text, a, r, w in zip(placed.unit_texts[k], placed.unit_arts[k], placed.unit_elo[k], placed.unit_weights[k])
+    ]
 
 
 def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_higher_is: str) -> dict[str, Any]:
@@ -162,6 +183,7 @@ def score_texts(
     human_scores: Sequence[float] | None = None,
     human_higher_is: Direction = "harder",
     empty: EmptyPolicy = "error",
+    return_sentences: bool = False,
     config: ScoringConfig | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
@@ -182,6 +204,11 @@ def score_texts(
         ``ValueError`` naming it; ``"score"``: it gets ``arts`` 0.0 (no pool text
         is easier than nothing) without a judge call, None for ``arts_elo`` and
         the formulas, and is counted in ``n_empty``.
+    return_sentences : add ``sentences`` (and ``source_sentences`` with sources):
+        for each text, its sentences as judged, each a dict with ``text``,
+        ``arts``, ``arts_elo`` and ``words`` (its weight in the text's rating),
+        in reading order; the text's ``arts_elo`` is the mean of their
+        ``arts_elo`` weighted by ``words``. Needs ``long_texts="mean"`` (the default).
     config, settings : the fields of :class:`~arts_metric.config.ScoringConfig`
         (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
         ``config`` (default: every default). ``judge=`` may also be a built
@@ -195,6 +222,7 @@ def score_texts(
     """
     config, built = split_settings(settings, base=config)
     allow_empty = check_empty_policy(empty) == "score"
+    check_return_sentences(return_sentences, config.long_texts)
     predictions = check_texts(predictions, "predictions", allow_empty=allow_empty)
     n = len(predictions)
     if sources is not None:
@@ -227,11 +255,15 @@ def score_texts(
 
     size = len(all_texts)
     arts, elo, units = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=int)
+    sentence_rows: list[list[dict[str, Any]]] = [[] for _ in range(size)]  # empty texts have none
     bounds = None
     placed = None
     if scored:
         placed = place_texts([all_texts[i] for i in scored], scorer, n_mean=n_pred_scored or None)
         arts[scored], elo[scored], units[scored] = placed.arts, placed.arts_elo, placed.units
+        if return_sentences:
+            for k, i in enumerate(scored):
+                sentence_rows[i] = _sentence_rows(placed, k)
         if placed.arts_interval is not None:
             bounds = np.full((size, 2), np.nan)
             bounds[scored] = placed.arts_interval
@@ -292,7 +324,7 @@ def score_texts(
             [predictions[i] for i in both],
             part(elo, "sources")[both],
             part(elo, "predictions")[both],
-            ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts == "sentences"),
+            ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts in ("mean", "team")),
         )
         if p is not None:
             p_easier = np.full(n, np.nan)
@@ -318,6 +350,10 @@ def score_texts(
             name: _correlation(values, human, harder, human_higher_is) for name, (values, harder) in metrics.items()
         }
     result["units"] = part(units, "predictions")
+    if return_sentences:
+        result["sentences"] = sentence_rows[: len(predictions)]
+        if sources is not None:
+            result["source_sentences"] = sentence_rows[offsets["sources"] : offsets["sources"] + len(sources)]
     result["placement"] = placed.method if placed is not None else scorer.method
     result["judge_calls"] = placed.judge_calls if placed is not None else 0
     result["invalid"] = placed.invalid if placed is not None else 0

@@ -1,20 +1,24 @@
-"""Cutting long texts into judge units.
+"""Cutting texts into judge units.
 
-Every ARTS pool text is one or two sentences of at most ~400 characters, so a
-text up to ``split_above`` characters (400, the longest pool texts) is judged
-whole, as the pool's own texts were. A longer text is cut into units:
+Every ARTS pool text is one or two sentences of at most ~400 characters, judged
+whole. How a text to score becomes judge units depends on ``long_texts``:
 
-- ``sentence_units`` (the default, ``long_texts="sentences"``): one unit per
-  sentence, never merged, so a text of short sentences keeps its short
-  sentences (the strongest single cue of every judge) and a long sentence
-  stays whole. :mod:`arts_metric.units` combines the sentences' ratings by the
-  Bradley-Terry team rule (:func:`arts_metric.elo.team_rating`).
+- ``sentence_units`` (the default, ``long_texts="mean"``): every text is cut
+  into its sentences, whatever its length, one unit per sentence, never merged.
+  :mod:`arts_metric.units` rates the text as the mean of its sentences' ratings
+  weighted by their words, so a text and the same text written twice score
+  alike and no length threshold makes a score jump.
+- ``team_units`` (``long_texts="team"``, the default of release 0.2): a text
+  up to ``split_above`` characters (400, the longest pool texts) is judged
+  whole, a longer one is cut into its sentences, combined by the Bradley-Terry
+  team rule (:func:`arts_metric.elo.team_rating`).
 - ``chunk_text`` (``long_texts="chunks"``, the scoring of releases up to 0.1):
   consecutive sentences packed into units of at most ``chunk_chars`` (150)
-  characters, scored as the length-weighted mean of the units' scores. Packing
-  merges short sentences into one long-looking unit, and the mean ignores how
-  much there is to read; both lose what tells a paragraph's easier rewrite
-  apart (``benchmarks/levels.py``).
+  characters, scored as the length-weighted mean of the units' scores.
+
+The default reads curly quotes as quotes (``He said: “Go.” Then ...`` ends a
+sentence after the closing quote); ``team`` and ``chunks`` keep the splitter of
+their releases (ASCII quotes only), so that they reproduce those releases' scores.
 
 Sentence boundaries come from a small regular expression rather than a
 library: NLTK's punkt needs a download at run time (this package must work
@@ -32,19 +36,30 @@ DEFAULT_SPLIT_ABOVE = 400
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets)
 # before whitespace and an upper-case letter, digit or opening quote; a piece
 # ending in a common abbreviation or an initial is glued to the next one.
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENT_END_ASCII = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# The default's: the same boundaries with typographic quotes and guillemets (closing
+# ” ’ », opening “ ‘ «); the end of a sentence, its closing quotes included, is the match.
+_SENT_END = re.compile(r"[.!?][\"')\]\u201d\u2019\u00bb]*(?=\s+[\"'(\[\u201c\u2018\u00ab]?[A-Z0-9])")
 _ABBREV_END = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|Fig|No|Vol|approx|U\.S|[A-Z])\.)$")
 _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences (paragraph breaks always split)."""
+def split_sentences(text: str, *, typographic_quotes: bool = True) -> list[str]:
+    """Split ``text`` into sentences (paragraph breaks always split); whitespace runs
+    inside a sentence become one space.
+
+    ``typographic_quotes=False`` is the splitter of releases up to 0.2, which knew
+    ASCII quotes only (``long_texts="team"`` and ``"chunks"`` use it)."""
     out: list[str] = []
     for para in _PARAGRAPH.split(text):
         para = " ".join(para.split())
         if not para:
             continue
-        pieces = [p for p in _SENT_END.split(para) if p.strip()]
+        if typographic_quotes:
+            cuts = [0, *(m.end() for m in _SENT_END.finditer(para)), len(para)]
+            pieces = [para[a:b].strip() for a, b in zip(cuts, cuts[1:]) if para[a:b].strip()]
+        else:  # release 0.2's splitter: the closing quotes of a sentence were dropped with the space
+            pieces = [p for p in _SENT_END_ASCII.split(para) if p.strip()]
         merged: list[str] = []
         for piece in pieces:
             if merged and _ABBREV_END.search(merged[-1]):
@@ -63,7 +78,7 @@ def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: i
         return [text]
     chunks: list[str] = []
     current = ""
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(text, typographic_quotes=False):
         if current and len(current) + 1 + len(sentence) > chunk_chars:
             chunks.append(current)
             current = sentence
@@ -74,9 +89,18 @@ def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: i
     return chunks or [text]
 
 
-def sentence_units(text: str, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
-    """Units to judge for ``text``: the text itself when it has at most ``split_above``
-    characters, else its sentences (:func:`split_sentences`), one unit each."""
+def sentence_units(text: str) -> list[str]:
+    """Units to judge for ``text`` under ``long_texts="mean"``: its sentences
+    (:func:`split_sentences`), one unit each, at any length; a text without a
+    sentence boundary is one unit, as written."""
+    sentences = split_sentences(text)
+    return sentences if len(sentences) > 1 else [text]
+
+
+def team_units(text: str, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
+    """Units to judge for ``text`` under ``long_texts="team"`` (release 0.2): the text
+    itself when it has at most ``split_above`` characters, else its sentences
+    (:func:`split_sentences` with ASCII quotes), one unit each."""
     if len(text) <= split_above:
         return [text]
-    return split_sentences(text) or [text]
+    return split_sentences(text, typographic_quotes=False) or [text]

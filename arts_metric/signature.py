@@ -3,7 +3,7 @@
 As sacrebleu's signature does for BLEU, ``arts_signature`` lets two papers tell
 whether their ARTS numbers are comparable, e.g.::
 
-    arts:1|judge:learned-1|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:sentences(split_above=400)|version:0.2.0
+    arts:1|judge:learned-1|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.3.0
 
 Fields, in this order:
 
@@ -81,6 +81,8 @@ def units_signature(config: Any) -> str:
         return "whole"
     if config.long_texts == "chunks":
         return f"chunks(chunk_chars={config.chunk_chars},split_above={config.split_above})"
+    if config.long_texts == "mean":
+        return "mean(sentences,weights=words)"
     return f"{config.long_texts}(split_above={config.split_above})"
 
 

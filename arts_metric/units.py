@@ -1,12 +1,20 @@
 """Whole texts in a frozen pool: each text is cut into judge units, the units are
 placed, and every text gets a rating combined from its units'.
 
-A text longer than ``split_above`` characters is cut into units
-(:mod:`arts_metric.segment`); a unit longer than the judge reads is cut with a
-warning. Identical units are placed once. How a text's values come from its
-units' depends on ``long_texts``:
+Texts are cut into units by :mod:`arts_metric.segment`; a unit longer than the
+judge reads is cut with a warning. Identical units are placed once. How a
+text's values come from its units' depends on ``long_texts``:
 
-- ``"sentences"`` (default): one unit per sentence; the text's ``arts_elo`` is
+- ``"mean"`` (default): one unit per sentence, at any length; the text's
+  ``arts_elo`` is the mean of its sentences' ``arts_elo`` weighted by their
+  words (:func:`mean_rating`), and its ``arts`` the share of the pool that
+  rating is expected to beat (:func:`arts_metric.elo.mean_expected_score`). A
+  text's score is how hard its language is per word read, not how much there
+  is to read: a text written twice scores as the text, two texts joined score
+  between them. A text of one sentence keeps that sentence's values. Its
+  interval (and its quantiles) apply the same mean to the units' bounds.
+- ``"team"`` (the default of release 0.2): a text longer than ``split_above``
+  characters is cut into one unit per sentence; the text's ``arts_elo`` is
   the Bradley-Terry team rating of its sentences' ratings
   (:func:`arts_metric.elo.team_rating`: its strength is the sum of theirs) and
   its ``arts`` the share of the pool that rating is expected to beat
@@ -40,7 +48,8 @@ from arts_metric.judges import PointwiseJudge
 from arts_metric.placement.result import empty_result
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
-from arts_metric.segment import chunk_text, sentence_units
+from arts_metric.features import words
+from arts_metric.segment import chunk_text, sentence_units, team_units
 from arts_metric.userwarnings import warn as warn_user
 
 
@@ -70,13 +79,19 @@ class PlacedTexts:
     incomplete: np.ndarray
     units: list[int]
     method: str
+    unit_texts: list[list[str]] | None = None
+    unit_arts: list[np.ndarray] | None = None
+    unit_elo: list[np.ndarray] | None = None
+    unit_weights: list[np.ndarray] | None = None
 
 
 def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: str) -> list[list[str]]:
     out = []
     for i, text in enumerate(texts):
-        if config.long_texts == "sentences":
-            units = sentence_units(text, config.split_above)
+        if config.long_texts == "mean":
+            units = sentence_units(text)
+        elif config.long_texts == "team":
+            units = team_units(text, config.split_above)
         elif config.long_texts == "chunks":
             units = chunk_text(text, config.chunk_chars, config.split_above)
         else:
@@ -92,6 +107,38 @@ def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: s
             cut.append(u)
         out.append(cut)
     return out
+
+
+def unit_weights(units: Sequence[str], long_texts: str) -> np.ndarray | None:
+    """Each unit's weight in its text's value: its words (at least 1) for ``"mean"``,
+    its characters for ``"chunks"`` and ``"whole"``; None for ``"team"`` (no weights)."""
+    if long_texts == "mean":
+        return np.array([max(len(words(u)), 1) for u in units], dtype=float)
+    if long_texts == "team":
+        return None
+    return np.array([float(len(u)) for u in units])
+
+
+def mean_rating(ratings: np.ndarray | Sequence[float], weights: np.ndarray | Sequence[float]) -> float:
+    """The rating of a text whose sentences are rated ``ratings`` under
+    ``long_texts="mean"``: their mean weighted by ``weights`` (words). Elo points,
+    higher = harder; between the easiest and the hardest sentence; the same for a
+    text written once or several times. NaN if any rating is NaN."""
+    r = np.asarray(ratings, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    if r.size == 0 or r.shape != w.shape:
+        raise ValueError(f"mean_rating needs one weight per rating and at least one rating, got {r.shape} and {w.shape}")
+    return float(np.dot(r, w) / w.sum())
+
+
+def _mean_arts(pool: Pool, unit_arts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """ARTS values of a text from its units' ARTS values ``(units, k)`` column by column
+    (bounds or quantiles at one level): each column's ratings averaged by
+    :func:`mean_rating`, then placed back on the pool's ARTS scale. ``(k,)``."""
+    columns, back = np.unique(unit_arts, axis=1, return_inverse=True)
+    unit_ratings = rating_of_expected_score(pool.ratings, columns)
+    combined = [mean_rating(unit_ratings[:, j], weights) for j in range(unit_ratings.shape[1])]
+    return mean_expected_score(pool.ratings, np.asarray(combined))[np.ravel(back)]
 
 
 def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
@@ -146,55 +193,70 @@ def place_texts(
     )
     incomplete = np.zeros(n, dtype=bool)
     unit_idx = [[unique[u] for u in units] for units in unit_lists]
-    unit_w = [[float(len(u)) for u in units] for units in unit_lists]
-    team = config.long_texts == "sentences"
-    for i, (idx_list, w_list) in enumerate(zip(unit_idx, unit_w)):
-        idx, w = np.array(idx_list), np.array(w_list)
+    rule = config.long_texts
+    unit_w = [unit_weights(units, rule) for units in unit_lists]
+    by_rating = rule in ("mean", "team")  # combined on the Elo scale, a text of one unit keeps its values
+
+    def combine_columns(idx: np.ndarray, w: np.ndarray | None, columns: np.ndarray) -> np.ndarray:
+        """A text's ARTS bounds or quantiles ``(k,)`` from its units' ``(units, k)``."""
+        if len(idx) == 1 and by_rating:
+            return columns[0]
+        if rule == "mean":
+            return _mean_arts(pool, columns, w)
+        if rule == "team":
+            return _team_arts(pool, columns)
+        return np.average(columns, axis=0, weights=w)
+
+    for i, idx_list in enumerate(unit_idx):
+        idx, w = np.array(idx_list), unit_w[i]
         ok = ~np.isnan(unit_arts[idx])
         if unit_lost[idx].any():  # a score from fewer units than a complete run would use: none
             incomplete[i] = True
             continue
         if not ok.any():
             continue
-        idx, w = idx[ok], w[ok]
-        if team and len(idx) == 1:
+        idx = idx[ok]
+        w = w[ok] if w is not None else None
+        if len(idx) == 1 and by_rating:
             arts[i], ratings[i] = unit_arts[idx[0]], unit_ratings[idx[0]]
-            if bounds is not None:
-                bounds[i] = np.asarray(unit_iv)[idx[0]]
-        elif team:
+        elif rule == "mean":
+            ratings[i] = mean_rating(unit_ratings[idx], w)
+            arts[i] = mean_expected_score(pool.ratings, ratings[i])
+        elif rule == "team":
             ratings[i] = team_rating(unit_ratings[idx])
             arts[i] = mean_expected_score(pool.ratings, ratings[i])
-            if bounds is not None:
-                bounds[i] = _team_arts(pool, np.asarray(unit_iv, dtype=float)[idx])
         else:
-            # Chunks: the length-weighted mean of the units, on both scales; the interval
-            # is the same mean of their bounds (conservative: unit errors partly cancel).
+            # Chunks (and "whole", one unit): the length-weighted mean of the units, on both
+            # scales; the interval is the same mean of their bounds (conservative).
             arts[i] = np.average(unit_arts[idx], weights=w)
             ratings[i] = np.average(unit_ratings[idx], weights=w)
-            if bounds is not None:
-                bounds[i] = np.average(np.asarray(unit_iv)[idx], axis=0, weights=w)
+        if bounds is not None:
+            bounds[i] = combine_columns(idx, w, np.asarray(unit_iv, dtype=float)[idx])
     unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(unit_texts)))
     calls_per_text = [int(unit_calls[idx].sum()) for idx in unit_idx]
     mean_interval = None
     if np.any(~np.isnan(arts)):
         k = n if n_mean is None else n_mean
-        if team:
-            # Each text's quantiles by the team rule over its units' quantiles at the same
+        if by_rating:
+            # Each text's quantiles by its rule over its units' quantiles at the same
             # level (as its interval), then the mean's interval over texts.
             q_units = np.asarray(result.arts_quantiles, dtype=float)
             q_text = np.full((k, q_units.shape[1]), np.nan)
             for i in range(k):
                 idx = np.array(unit_idx[i])
-                idx = idx[~np.isnan(q_units[idx]).any(axis=1)] if len(idx) else idx
+                w = unit_w[i]
+                if len(idx):
+                    keep = ~np.isnan(q_units[idx]).any(axis=1)
+                    idx, w = idx[keep], (w[keep] if w is not None else None)
                 if incomplete[i] or not len(idx):
                     continue
-                q_text[i] = q_units[idx[0]] if len(idx) == 1 else _team_arts(pool, q_units[idx])
+                q_text[i] = combine_columns(idx, w, q_units[idx])
             text_result = dataclasses.replace(result, arts_quantiles=q_text)
             kept_rows = [[] if incomplete[i] or np.isnan(q_text[i]).any() else [i] for i in range(k)]
             mean_interval = placement_mod.system_interval(text_result, pool, units=kept_rows)
         else:
             kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
-            weights = [[] if incomplete[i] else unit_w[i] for i in range(k)]
+            weights = [[] if incomplete[i] else list(unit_w[i]) for i in range(k)]
             mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
     return PlacedTexts(
         arts=arts,
@@ -208,4 +270,8 @@ def place_texts(
         incomplete=incomplete,
         units=[len(u) for u in unit_lists],
         method=result.method,
+        unit_texts=unit_lists,
+        unit_arts=[unit_arts[np.array(idx, dtype=int)] for idx in unit_idx],
+        unit_elo=[unit_ratings[np.array(idx, dtype=int)] for idx in unit_idx],
+        unit_weights=unit_w,
     )

@@ -161,7 +161,7 @@ def test_flags_are_the_scoring_settings():
     )
     assert set(SETTING_FLAGS) == set(ScoringConfig.names()) - {"judge_options", "placement_options"}
     help_text = parser._subparsers._group_actions[0].choices["score"].format_help()
-    assert f"(default: {ScoringConfig.default('pool')})" in help_text and "{sentences,chunks,whole}" in help_text
+    assert f"(default: {ScoringConfig.default('pool')})" in help_text and "{mean,team,chunks,whole}" in help_text
 
 
 def test_formulas_none_and_bad_settings(tmp_path):

@@ -23,7 +23,7 @@ def test_defaults_come_from_the_modules_that_own_them():
     c = ScoringConfig()
     assert (c.pool, c.judge, c.formulas, c.placement) == (DEFAULT_POOL, "learned", DEFAULT_FORMULAS, None)
     assert (c.long_texts, c.chunk_chars, c.split_above, c.data_dir) == (
-        "sentences",
+        "mean",
         DEFAULT_CHUNK_CHARS,
         DEFAULT_SPLIT_ABOVE,
         None,
@@ -42,7 +42,8 @@ def test_defaults_come_from_the_modules_that_own_them():
         "data_dir",
     )
     assert ScoringConfig.choices("placement") == METHODS and ScoringConfig.choices("long_texts") == (
-        "sentences",
+        "mean",
+        "team",
         "chunks",
         "whole",
     )
@@ -58,7 +59,7 @@ def test_defaults_come_from_the_modules_that_own_them():
         ({"chunk_chars": 0}, "chunk_chars must be a positive integer (characters), got 0"),
         ({"split_above": True}, "split_above must be a positive integer (characters), got True"),
         ({"split_above": 40.5}, "split_above must be a positive integer (characters), got 40.5"),
-        ({"long_texts": "pages"}, "long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"),
+        ({"long_texts": "pages"}, "long_texts must be one of 'mean', 'team', 'chunks', 'whole', got 'pages'"),
         (
             {"placement": "random"},
             "placement must be one of 'exhaustive', 'elo', 'mle', 'adaptive' or None, got 'random'",
@@ -101,7 +102,7 @@ def test_defaults_plus_overrides():
         "whole",
         {"budget": 8},
     )
-    assert base.formulas == ("fkgl", "smog") and base.long_texts == "sentences"  # the base is left as it was
+    assert base.formulas == ("fkgl", "smog") and base.long_texts == "mean"  # the base is left as it was
     assert ScoringConfig.from_settings(None, base=base) == base
     assert base.replace(formulas="none").formulas == () and base.replace(formulas=["fre", "Flesch"]).formulas == (
         "fre",

@@ -168,7 +168,7 @@ def test_unknown_load_settings_list_the_valid_ones():
         match="unknown setting\\(s\\) 'pools' for evaluate.load\\('arts'\\); valid settings: pool, judge, judge_options, formulas",
     ):
         evaluate.load(SCRIPT, pools="arts94")
-    with pytest.raises(ValueError, match="long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"):
+    with pytest.raises(ValueError, match="long_texts must be one of 'mean', 'team', 'chunks', 'whole', got 'pages'"):
         evaluate.load(SCRIPT, long_texts="pages")
     with pytest.raises(ValueError, match="placement_options has unknown option\\(s\\) 'budgett'"):
         evaluate.load(SCRIPT, placement_options={"budgett": 3})

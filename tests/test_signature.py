@@ -39,9 +39,9 @@ CHANGES_SCORES = {
     "pool": ({}, "arts94"),
     "placement": ({"judge": PAIRWISE}, "mle"),
     "placement_options": ({}, {"seed": 1}),
-    "long_texts": ({}, "chunks"),
+    "long_texts": ({}, "team"),
     "chunk_chars": ({"long_texts": "chunks"}, 200),
-    "split_above": ({}, 500),
+    "split_above": ({"long_texts": "team"}, 500),
 }
 
 
@@ -95,7 +95,7 @@ def test_the_result_carries_it_and_names_the_defaults():
     fields_ = dict(part.split(":", 1) for part in sig.split("|"))
     assert list(fields_) == ["arts", "judge", "pool", "placement", "units", "version"]
     assert fields_["judge"] == "learned-1" and fields_["pool"] == "arts3000"
-    assert fields_["units"] == "sentences(split_above=400)" and fields_["version"] == __version__
+    assert fields_["units"] == "mean(sentences,weights=words)" and fields_["version"] == __version__
     assert fields_["placement"].startswith("exhaustive(") and "seed=0" in fields_["placement"]
 
 

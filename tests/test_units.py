@@ -6,9 +6,12 @@ its own (no ARTS data needed) with judges of known per-unit difficulty.
   document cut into units of clearly different lengths (one long hard sentence,
   short easy ones); ``arts``, ``arts_elo``, the per-text interval and the mean's
   interval must be the length-weighted values.
-- ``long_texts="sentences"`` (the default): a long text's rating is the
-  Bradley-Terry team rating of its sentences', checked against the sentences
-  placed on their own.
+- ``long_texts="mean"`` (the default): every text's rating is the mean of its
+  sentences' ratings weighted by their words, checked against the sentences
+  placed on their own; a text written twice scores as the text, two texts joined
+  score between them, and no length makes the rule change.
+- ``long_texts="team"`` (release 0.2): a long text's rating is the Bradley-Terry
+  team rating of its sentences'.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from arts_metric.placement import place, system_interval
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
 from arts_metric.scoring import score_texts
-from arts_metric.segment import chunk_text, sentence_units
-from arts_metric.units import place_texts
+from arts_metric.features import words
+from arts_metric.segment import chunk_text, sentence_units, team_units
+from arts_metric.units import mean_rating, place_texts
 
 HARD = (
     "Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "
@@ -382,17 +386,95 @@ def _config(**kw) -> ScoringConfig:
     return ScoringConfig(split_above=SPLIT, **kw)
 
 
-def test_the_default_cuts_long_texts_into_sentences_never_merged():
+def test_the_default_cuts_every_text_into_sentences_never_merged():
     doc = " ".join(EASY)
-    assert ScoringConfig().long_texts == "sentences"
-    assert sentence_units(doc, SPLIT) == EASY  # short sentences stay apart
-    assert sentence_units(EASY[0], SPLIT) == [EASY[0]]  # a short text is judged whole
+    assert ScoringConfig().long_texts == "mean"
+    assert sentence_units(doc) == EASY  # short sentences stay apart, however short the text
+    assert sentence_units(EASY[0]) == [EASY[0]]  # one sentence is judged as written
+    assert team_units(doc, SPLIT) == EASY and team_units(EASY[0] + " " + EASY[1], SPLIT) == [EASY[0] + " " + EASY[1]]
+
+
+def test_curly_quotes_end_a_sentence_under_the_default_only():
+    text = "\u201cIt is late,\u201d she said. \u201cWe go now.\u201d He nodded."
+    assert sentence_units(text) == ["\u201cIt is late,\u201d she said.", "\u201cWe go now.\u201d", "He nodded."]
+    assert sentence_units('He said "Go." Then he left.') == ['He said "Go."', "Then he left."]
+    # release 0.2's splitter (team, chunks) knew ASCII quotes only and dropped a closing quote
+    # with the space after it: its scores stay reproducible
+    assert team_units(text, split_above=10) == [text]
+    assert team_units('He said "Go." Then he left.', split_above=10) == ['He said "Go.', "Then he left."]
 
 
 @pytest.mark.parametrize("judge_cls, placement", [(SentenceScoreJudge, None), (SentencePairJudge, "mle")])
-def test_a_document_rates_as_the_team_of_its_sentences(pool, judge_cls, placement):
+def test_a_text_rates_as_the_word_weighted_mean_of_its_sentences(pool, judge_cls, placement):
+    sentences = [HARD, *EASY]
+    doc = " ".join(sentences)
+    config = ScoringConfig(placement=placement)
+    judge = judge_cls()
+    alone = place_texts(sentences, Scorer.prepare(config, judge, pool))  # each sentence as a text of its own
+    out = place_texts([doc], Scorer.prepare(config, judge, pool))
+    assert out.units == [7]
+    w = np.array([len(words(s)) for s in sentences], dtype=float)
+    want = float(np.dot(alone.arts_elo, w) / w.sum())
+    assert out.arts_elo[0] == pytest.approx(want, abs=1e-9)
+    assert out.arts[0] == pytest.approx(float(mean_expected_score(pool.ratings, want)), abs=1e-12)
+    # between its easiest and its hardest sentence; the long hard sentence weighs more than
+    # a plain mean of the seven would give it
+    assert min(alone.arts_elo) < out.arts_elo[0] < max(alone.arts_elo)
+    assert out.arts_elo[0] > np.mean(alone.arts_elo)
+    assert out.unit_texts[0] == sentences and list(out.unit_weights[0]) == list(w)
+    assert list(out.unit_elo[0]) == pytest.approx(list(alone.arts_elo), abs=1e-9)
+    if out.arts_interval is not None:
+        lo, hi = out.arts_interval[0]
+        assert lo <= out.arts[0] <= hi
+        # the interval is the same weighted mean of the sentences' bounds, on the Elo scale
+        bounds = rating_of_expected_score(pool.ratings, np.asarray(alone.arts_interval))
+        want_iv = mean_expected_score(pool.ratings, (bounds * w[:, None]).sum(0) / w.sum())
+        assert [lo, hi] == pytest.approx(list(want_iv), abs=1e-9)
+
+
+def test_a_text_written_twice_scores_as_the_text_and_two_texts_joined_score_between(pool):
+    judge = SentenceScoreJudge()
+    easy, hard = " ".join(EASY[:3]), " ".join([HARD, EASY[4]])
+    texts = [easy, f"{easy} {easy}", f"{easy} {easy} {easy}", hard, f"{easy} {hard}", EASY[0], f"{EASY[0]} {EASY[0]}"]
+    out = place_texts(texts, Scorer.prepare(ScoringConfig(), judge, pool))
+    assert out.arts_elo[1] == pytest.approx(out.arts_elo[0], abs=1e-9)
+    assert out.arts_elo[2] == pytest.approx(out.arts_elo[0], abs=1e-9)
+    assert out.arts_elo[6] == pytest.approx(out.arts_elo[5], abs=1e-9)
+    assert out.arts_elo[0] < out.arts_elo[4] < out.arts_elo[3]
+    # under release 0.2's team rule the same text written three times rated 400 log10(3) higher
+    team = place_texts(texts[:3], Scorer.prepare(_config(long_texts="team"), judge, pool))
+    assert team.arts_elo[2] > team.arts_elo[0] + 100
+
+
+def test_no_length_threshold_changes_the_rule(pool):
+    """The default has no threshold: a text just below and just above ``split_above``
+    characters is cut the same way, into its sentences."""
+    judge = SentenceScoreJudge()
+    below = " ".join(EASY[:4])
+    above = below + " " + "X" * (SPLIT - len(below) + 5) + "."
+    assert len(below) <= SPLIT < len(above)
+    config = ScoringConfig(split_above=SPLIT)
+    out = place_texts([below, above], Scorer.prepare(config, judge, pool))
+    assert out.units == [4, 5]
+
+
+def test_mean_rating_checks_its_inputs():
+    assert mean_rating([1000.0, 1400.0], [3, 1]) == 1100.0
+    with pytest.raises(ValueError, match="one weight per rating"):
+        mean_rating([1000.0], [1, 2])
+    assert np.isnan(mean_rating([1000.0, np.nan], [1, 1]))
+
+
+def test_the_former_name_sentences_warns_and_keeps_the_team_rule():
+    with pytest.warns(FutureWarning, match='now called "team"'):
+        config = ScoringConfig(long_texts="sentences")
+    assert config.long_texts == "team"
+
+
+@pytest.mark.parametrize("judge_cls, placement", [(SentenceScoreJudge, None), (SentencePairJudge, "mle")])
+def test_team_rates_a_document_as_the_team_of_its_sentences(pool, judge_cls, placement):
     doc = " ".join([HARD, *EASY])
-    config = _config(placement=placement)
+    config = _config(placement=placement, long_texts="team")
     judge = judge_cls()
     alone = place_texts([HARD, *EASY], Scorer.prepare(config, judge, pool))  # each sentence as a text of its own
     out = place_texts([doc], Scorer.prepare(config, judge, pool))
@@ -408,21 +490,23 @@ def test_a_document_rates_as_the_team_of_its_sentences(pool, judge_cls, placemen
         assert lo <= out.arts[0] <= hi
 
 
-def test_more_to_read_is_harder_and_one_sentence_keeps_its_score(pool):
+def test_team_rates_more_to_read_harder_and_one_sentence_keeps_its_score(pool):
     judge = SentenceScoreJudge()
+    config = _config(long_texts="team")
     short, longer = " ".join(EASY[:5]), " ".join(EASY)
-    out = place_texts([short, longer, EASY[0]], Scorer.prepare(_config(), judge, pool))
+    out = place_texts([short, longer, EASY[0]], Scorer.prepare(config, judge, pool))
     assert out.arts[0] < out.arts[1]  # the same sentences plus one more
-    single = place_texts([EASY[0]], Scorer.prepare(_config(), judge, pool))
+    single = place_texts([EASY[0]], Scorer.prepare(config, judge, pool))
     assert out.arts[2] == single.arts[0] and out.arts_elo[2] == single.arts_elo[0]
 
 
 def test_a_documents_score_does_not_depend_on_its_batch(pool):
     judge = SentenceScoreJudge()
     doc = " ".join([HARD, *EASY])
-    alone = place_texts([doc], Scorer.prepare(_config(), judge, pool))
-    batch = place_texts([" ".join(EASY), doc, HARD], Scorer.prepare(_config(), judge, pool))
-    assert batch.arts[1] == alone.arts[0] and batch.arts_elo[1] == alone.arts_elo[0]
+    for config in (ScoringConfig(), _config(long_texts="team")):
+        alone = place_texts([doc], Scorer.prepare(config, judge, pool))
+        batch = place_texts([" ".join(EASY), doc, HARD], Scorer.prepare(config, judge, pool))
+        assert batch.arts[1] == alone.arts[0] and batch.arts_elo[1] == alone.arts_elo[0]
 
 
 def test_chunks_keep_the_length_weighted_mean(pool):
@@ -439,18 +523,50 @@ def test_chunks_keep_the_length_weighted_mean(pool):
 def test_the_mean_interval_of_documents_covers_their_mean(pool):
     judge = SentencePairJudge()
     docs = [" ".join([HARD, *EASY]), " ".join(EASY), " ".join(EASY[:4])]
-    out = place_texts(docs, Scorer.prepare(_config(placement="mle"), judge, pool))
-    lo, hi = out.mean_interval
-    assert lo <= float(np.mean(out.arts)) <= hi and hi > lo
+    for config in (ScoringConfig(placement="mle"), _config(placement="mle", long_texts="team")):
+        out = place_texts(docs, Scorer.prepare(config, judge, pool))
+        lo, hi = out.mean_interval
+        assert lo <= float(np.mean(out.arts)) <= hi and hi > lo
 
 
 def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(pool):
     judge = SentenceScoreJudge()
     judge.compare_close = lambda pairs: [0.123 for _ in pairs]  # what single-unit pairs get
     doc = " ".join([HARD, *EASY])
-    out = score_texts(
-        [" ".join(EASY), EASY[1]], sources=[doc, EASY[0]], judge=judge, pool=pool, split_above=SPLIT, formulas=[]
-    )
-    want = expected_score(out["source_arts_elo"][0], out["arts_elo"][0])
-    assert out["p_output_easier"][0] == pytest.approx(float(want), abs=1e-12)
-    assert out["p_output_easier"][1] == 0.123
+    for long_texts in ("mean", "team"):
+        out = score_texts(
+            [" ".join(EASY), EASY[1]],
+            sources=[doc, EASY[0]],
+            judge=judge,
+            pool=pool,
+            split_above=SPLIT,
+            long_texts=long_texts,
+            formulas=[],
+        )
+        want = expected_score(out["source_arts_elo"][0], out["arts_elo"][0])
+        assert out["p_output_easier"][0] == pytest.approx(float(want), abs=1e-12)
+        assert out["p_output_easier"][1] == 0.123
+
+
+def test_return_sentences_gives_each_texts_sentences_in_reading_order(pool):
+    judge = SentenceScoreJudge()
+    doc = " ".join([HARD, *EASY[:2]])
+    out = score_texts(["", doc], sources=[EASY[3], HARD], judge=judge, pool=pool, formulas=[], empty="score",
+                      return_sentences=True)
+    assert out["sentences"][0] == []  # an empty text has no sentence
+    rows = out["sentences"][1]
+    assert [r["text"] for r in rows] == [HARD, *EASY[:2]]
+    assert [r["words"] for r in rows] == [len(words(s)) for s in [HARD, *EASY[:2]]]
+    alone = score_texts([HARD, *EASY[:2]], judge=judge, pool=pool, formulas=[])
+    assert [r["arts"] for r in rows] == pytest.approx(alone["arts"], abs=1e-12)
+    w = np.array([r["words"] for r in rows], dtype=float)
+    assert out["arts_elo"][1] == pytest.approx(float(np.dot([r["arts_elo"] for r in rows], w) / w.sum()), abs=1e-9)
+    assert [r["text"] for r in out["source_sentences"][1]] == [HARD]
+    assert "sentences" not in score_texts([doc], judge=judge, pool=pool, formulas=[])
+
+
+def test_return_sentences_needs_the_mean_rule(pool):
+    with pytest.raises(ValueError, match='return_sentences=True needs long_texts="mean"'):
+        score_texts(["A text."], judge=SentenceScoreJudge(), pool=pool, long_texts="team", return_sentences=True)
+    with pytest.raises(ValueError, match="return_sentences must be True or False"):
+        score_texts(["A text."], judge=SentenceScoreJudge(), pool=pool, return_sentences="yes")
