@@ -95,6 +95,11 @@ Args:
     empty ("error" | "score", default "error"): an empty or whitespace-only
         text is a ValueError naming it, or (with "score") gets `arts` 0.0 and
         None formulas, counted in `n_empty`.
+    return_sentences (bool, default False): add `sentences` (and
+        `source_sentences` with sources): each text's sentences in reading
+        order, each a dict with `text`, `arts`, `arts_elo` and `words`; the
+        text's `arts_elo` is the mean of theirs weighted by `words`. Needs
+        long_texts="mean" (the default).
     corpus_only (bool, default False; True for the configuration "corpus"):
         return only the corpus-level numbers (see Returns), as evaluate's own
         metrics do, so that `evaluate.evaluator(..., strategy="bootstrap")` and
@@ -105,7 +110,7 @@ Args:
 Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     "arts94", "arts300", "arts3000" selects the pool, "corpus" sets
     corpus_only=True; keyword arguments to evaluate.load (pool=, judge=,
-    judge_options=, formulas=, empty=, corpus_only=, ...) become the defaults of
+    judge_options=, formulas=, empty=, corpus_only=, return_sentences=, ...) become the defaults of
     every compute() call, which may override them. `add` takes one example
     (prediction=, source=, references=); `add_batch` and `compute` take lists
     (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
@@ -163,7 +168,7 @@ SINGULAR = {"prediction": "predictions", "source": "sources", "reference": "refe
 CORPUS_CONFIG = "corpus"
 CONFIG_NAMES = ("default", *BUILTIN_POOLS, CORPUS_CONFIG)
 #: Settings of this module beside ScoringConfig's (they shape the result, not the scores).
-MODULE_SETTINGS = ("empty", "corpus_only")
+MODULE_SETTINGS = ("empty", "corpus_only", "return_sentences")
 #: Settings ``evaluate.load`` may give beside evaluate's own arguments.
 LOAD_SETTINGS = (*ScoringConfig.names(), *MODULE_SETTINGS)
 #: compute() arguments that are neither inputs nor settings.
@@ -281,6 +286,8 @@ class ARTS(evaluate.Metric):
         self.empty = check_empty_policy(settings.pop("empty", "error"))
         #: Whether compute() returns only corpus-level numbers (see "Returns").
         self.corpus_only = _check_bool(settings.pop("corpus_only", corpus), "corpus_only")
+        #: Whether compute() adds each text's sentences with their scores (``sentences``).
+        self.return_sentences = _check_bool(settings.pop("return_sentences", False), "return_sentences")
         #: The settings given at load time over the defaults (validated here, at load).
         self.defaults, self._built = split_settings(settings)  # a judge or pool given built stays apart
         self._prepared = None  # the Scorer of the defaults (judge and pool built), once loaded
@@ -393,6 +400,8 @@ class ARTS(evaluate.Metric):
             check_empty_policy(kwargs["empty"])
         if "corpus_only" in kwargs:
             _check_bool(kwargs["corpus_only"], "corpus_only")
+        if "return_sentences" in kwargs:
+            _check_bool(kwargs["return_sentences"], "return_sentences")
         if "human_higher_is" in kwargs:
             check_direction(kwargs["human_higher_is"], "human_higher_is")
 
@@ -405,6 +414,7 @@ class ARTS(evaluate.Metric):
         human_higher_is="harder",
         empty=None,
         corpus_only=None,
+        return_sentences=None,
         _late=None,
         _own=0,
         **settings,
@@ -430,6 +440,7 @@ class ARTS(evaluate.Metric):
             human_scores=human_scores,
             human_higher_is=human_higher_is,
             empty=self.empty if empty is None else empty,
+            return_sentences=self.return_sentences if return_sentences is None else return_sentences,
             config=self.defaults,
             **keep,
             **settings,
