@@ -6,6 +6,9 @@ Elo ratings of the human majority (``histories/arts94/human/majority.jsonl``,
 K=16, start 1200, higher = harder) of:
 
 - both learned judges' latent scores (shipped weights; ARTS94 never used in training),
+  each text read whole,
+- ``arts`` as ``compute`` returns it at its defaults (learned-1; a text of two sentences
+  is rated as the word-weighted mean of its sentences),
 - text length in characters,
 - FKGL, FRE and Dale-Chall (``arts_metric.readability``; signed so that a
   positive correlation means agreement: FRE is higher = easier, so it is negated),
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +49,7 @@ from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.elo import ratings_from_history, run_elo  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
 from arts_metric.readability import compute_formulas  # noqa: E402
+from arts_metric.scoring import score_texts  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 N_BOOT = 2000
@@ -95,10 +100,21 @@ def main(argv: list[str] | None = None) -> int:
     formulas = compute_formulas(texts, ("fkgl", "fre", "dale_chall"))
     t_formulas = time.perf_counter() - t
 
+    # What compute() returns at its defaults: a text of two sentences (9 of the 94) is rated
+    # as the word-weighted mean of its sentences, not read whole.
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = score_texts(texts, formulas=[])
+    timings["default"] = time.perf_counter() - t
+    n_split = sum(u > 1 for u in default["units"])
+
     label = {v: f"learned judge ({j.model.version}, `learned:{v}`)" for v, (j, _) in judges.items()}
+    default_label = "ARTS as `compute` scores it (learned-1, sentences averaged)"
     approaches = {
         label["v2"]: judges["v2"][1],
         label["v1"]: judges["v1"][1],
+        default_label: np.asarray(default["arts"], dtype=float),
         "length in characters": np.array([len(x) for x in texts], dtype=float),
         "FKGL": formulas["fkgl"],
         "FRE (negated: higher = easier)": -formulas["fre"],
@@ -125,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         "higher = harder). Signed so that positive = agrees with the humans. 95% CI: percentile "
         f"bootstrap over texts ({N_BOOT} resamples, seed 0). Margins: learned-2 (v2) or learned-1 (v1) minus the "
         "row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
-        f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI.",
+        f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI. "
+        "The learned judges' rows read each text whole (as `long_texts=\"team\"` and `\"whole\"` do for texts "
+        f"of at most 400 characters); the `compute` row is the default scoring, which rates the {n_split} texts of "
+        "two sentences as the word-weighted mean of their sentences.",
         "",
         "| approach | Spearman | 95% CI | Pearson | Kendall | v2 − row (95% CI) | v1 − row (95% CI) "
         "| easier half (95% CI) | paper |",
@@ -186,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{timings[v]:.2f} s for {n} texts (including model load)."
         )
     lines += [
-        f"Three formulas: {t_formulas:.2f} s.",
+        f"Three formulas: {t_formulas:.2f} s. `compute` at its defaults: {timings['default']:.2f} s.",
         "",
         "Regenerate: `.venv/bin/python benchmarks/learned_judge_accuracy.py`",
         "",

@@ -91,7 +91,7 @@ def test_module_docstring_examples_run(tmp_path):
 def test_settings_are_checked_by_the_config(metric):
     with pytest.raises(ValueError, match="unknown argument\\(s\\) 'pools' for compute\\(\\);.* settings: pool, judge"):
         metric.compute(predictions=[PLAIN], pools="arts94")
-    with pytest.raises(ValueError, match="long_texts must be one of 'sentences', 'chunks', 'whole', got 'pages'"):
+    with pytest.raises(ValueError, match="long_texts must be one of 'mean', 'team', 'chunks', 'whole', got 'pages'"):
         metric.compute(predictions=[PLAIN], long_texts="pages")
 
 
@@ -241,8 +241,8 @@ def test_pools(data_dir):
 @pytest.mark.slow
 def test_long_documents_keep_their_order(data_dir):
     """Multi-paragraph documents made of ARTS94 texts of increasing human difficulty
-    (read at run time) keep their order, and each rates as the team of its sentences:
-    above its hardest sentence, below that sentence plus 400 log10(n)."""
+    (read at run time) keep their order, and each rates as the mean of its sentences'
+    ratings weighted by their words: between its easiest and its hardest sentence."""
     pool_rows = load_pool_rows("arts94", data_dir)
     human = ratings_from_history(94, load_history("arts94", "human", "majority", data_dir))
     order = np.argsort(human)
@@ -261,9 +261,13 @@ def test_long_documents_keep_their_order(data_dir):
     # the same documents as chunks (the scoring of releases up to 0.1) keep their order too
     chunks = score_texts(docs, formulas=[], long_texts="chunks")
     assert spearmanr(chunks["arts"], range(8)).statistic >= 0.95
+    from arts_metric.features import words
     from arts_metric.segment import sentence_units
 
     for doc, elo, n_units in zip(docs, out["arts_elo"], out["units"]):
-        sentences = score_texts(sentence_units(doc), formulas=[])["arts_elo"]
+        units = sentence_units(doc)
+        sentences = score_texts(units, formulas=[])["arts_elo"]
         assert len(sentences) == n_units
-        assert max(sentences) < elo < max(sentences) + 400 * np.log10(n_units)
+        w = [len(words(u)) for u in units]
+        assert elo == pytest.approx(float(np.dot(sentences, w) / np.sum(w)), abs=1e-6)
+        assert min(sentences) < elo < max(sentences)

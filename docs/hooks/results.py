@@ -32,7 +32,8 @@ TABLE = re.compile(r"(?:^\|.*\|\n)+", re.M)
 
 # The README's headline rows: (the row's label in learned_judge_accuracy.md, the README's label).
 README_ROWS = (
-    ("learned judge (learned-1, `learned:v1`)", "ARTS, learned judge (default, offline)"),
+    ("ARTS as `compute` scores it (learned-1, sentences averaged)", "ARTS, learned judge (default, offline)"),
+    ("learned judge (learned-1, `learned:v1`)", "the same judge reading each text whole"),
     ("GPT-4 pairwise run1 Elo", "GPT-4 pairwise judgments (Elo)"),
     ("length in characters", "length in characters"),
     ("FKGL", "Flesch-Kincaid grade (FKGL)"),
