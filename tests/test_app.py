@@ -149,6 +149,7 @@ def test_score_tab_in_the_browser(page, tmp_path):
         assert table.get_by_text(text).count() >= 1
     assert page.get_by_text("higher = easier").count() >= 1  # the legend: FRE the other way round
     page.locator("#score-csv", has_text="arts_scores").wait_for(timeout=SLOW)
+    page.locator("#score-sentences", has_text="Each of these texts is one sentence.").wait_for(timeout=SLOW)
     _shot(page, tmp_path, "score")
     # An error clears the previous results, and its toast closes by itself.
     box.fill("\n".join(f"Text {i}." for i in range(2001)))
@@ -156,11 +157,44 @@ def test_score_tab_in_the_browser(page, tmp_path):
     toast = page.get_by_text("2001 texts: this Space scores at most")
     toast.wait_for(timeout=SLOW)
     assert "Mean ARTS" not in page.locator("#score-summary").inner_text()
+    assert "Sentence by sentence" not in page.locator("#score-sentences").inner_text()
     assert (
         page.locator("#score-plot img").count() == 0 and "arts_scores" not in page.locator("#score-csv").inner_text()
     )
     _shot(page, tmp_path, "score-error")
     toast.wait_for(state="detached", timeout=30_000)
+
+
+def test_score_tab_breaks_a_paragraph_into_its_sentences_the_hardest_marked(page, tmp_path):
+    paragraph = (
+        "The cat sat on the mat. Notwithstanding the foregoing, the lessee shall indemnify the lessor against "
+        "all liabilities arising hereunder. Then it went <i>home</i>."
+    )
+    page.locator("#texts textarea").fill(f"{paragraph}\nThe dog ran to the park.")
+    page.get_by_role("button", name="Score", exact=True).click()
+    page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
+    breakdown = page.locator("#score-sentences")
+    breakdown.locator(".arts-text").first.wait_for(timeout=SLOW)
+    assert breakdown.locator(".arts-text").count() == 1  # line 2 is one sentence: not broken down
+    assert breakdown.get_by_text("weighted by their words").count() == 1  # the legend
+    assert breakdown.get_by_text("marks the hardest sentence of each text").count() == 1
+    rows = breakdown.locator(".arts-text tbody tr").evaluate_all(
+        "rows => rows.map(r => [[...r.querySelectorAll('td')].map(c => c.innerText.trim()), "
+        "getComputedStyle(r).backgroundColor])"
+    )
+    assert [cells[3] for cells, _ in rows] == [
+        "The cat sat on the mat.",
+        "Notwithstanding the foregoing, the lessee shall indemnify the lessor against all liabilities arising "
+        "hereunder.",
+        "Then it went <i>home</i>.",  # the visitor's text is shown, not run as HTML
+    ]
+    arts = [float(cells[1]) for cells, _ in rows]
+    marked = [k for k, (cells, _) in enumerate(rows) if cells[0].startswith("▲")]
+    assert marked == [arts.index(max(arts))] == [1], rows
+    colours = [colour for _, colour in rows]
+    assert colours[1] == "rgb(255, 224, 138)" and colours[0] == colours[2] != colours[1], colours
+    assert breakdown.locator("i").count() == 0
+    _shot(page, tmp_path, "score-sentences")
 
 
 def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
@@ -275,6 +309,9 @@ def test_about_tab_shows_agreement_citation_and_card(page, tmp_path):
     page.locator("#approaches table").first.wait_for(timeout=SLOW)
     about = page.locator("#agreement").inner_text() + page.locator("#approaches").inner_text()
     assert "alin=" not in about and "python" not in about
+    long_texts = page.locator("#long-texts")
+    assert long_texts.get_by_text("weighted by their words").count() == 1
+    assert long_texts.get_by_text('long_texts="team"').count() == 1
     page.get_by_text("The metric card").click()
     page.locator("#card", has_text="Metric Card for ARTS").wait_for(timeout=SLOW)
     _shot(page, tmp_path, "about")
@@ -289,7 +326,7 @@ def _records(table: dict) -> pd.DataFrame:
 
 def test_score_api_returns_the_package_numbers(client):
     texts = _lines(EXAMPLES / "texts.txt")
-    table, plot, summary, csv_file = client.predict(
+    table, plot, summary, csv_file, sentences = client.predict(
         "\n".join(texts), "arts3000", ["fkgl", "fre"], "learned", api_name="/score"
     )
     got = _records(table)
@@ -307,6 +344,7 @@ def test_score_api_returns_the_package_numbers(client):
     assert list(downloaded["arts"]) == pytest.approx(want["arts"], abs=1e-12)
     assert f"{want['arts_mean']:.3f}" in summary
     assert plot["type"] == "matplotlib" and plot["plot"].startswith("data:image/")
+    assert "Each of these texts is one sentence." in sentences  # the example texts are one sentence each
 
 
 def test_pairs_api_returns_the_package_numbers(client):
@@ -463,7 +501,7 @@ def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capf
         judge = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown) and b.label == "Judge")
         assert judge.visible and [c[0] for c in judge.choices] == ["learned", "openai:replay"]
         texts = "The dog ran.\nNotwithstanding the foregoing, the lessee shall indemnify the lessor hereunder."
-        styled, _, summary, _ = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
+        styled, _, summary, _, _ = app.score(texts, "arts94", ["fkgl"], "openai:replay", progress=lambda *a, **k: None)
         assert srv.chat_requests > 0 and "openai:replay" in summary
         table = styled.data
         assert table["arts"].between(0, 1).all() and table["arts"].iloc[0] < table["arts"].iloc[1]

@@ -317,3 +317,100 @@ def test_a_jsonl_row_without_the_field_lists_the_fields_found(tmp_path):
         f"arts score: error: {src} line 1: no 'text' field (fields found: 'id', 'sentence'; "
         "choose the text's field with --field)"
     ), line
+
+
+PARAGRAPH = (
+    "The cat sat on the mat. Notwithstanding the foregoing, the lessee shall indemnify the lessor against all "
+    "liabilities arising hereunder. Then it went home."
+)
+
+
+def _weighted_elo(sentences: list[dict]) -> float:
+    return sum(s["words"] * s["arts_elo"] for s in sentences) / sum(s["words"] for s in sentences)
+
+
+def test_sentences_in_json_lines_make_up_the_texts_score():
+    proc = run("score", "-", "--sentences", "--no-progress", "--formulas", "none", stdin=f"{PARAGRAPH}\n{TEXTS[0]}")
+    assert proc.returncode == 0, proc.stderr
+    paragraph, short = [json.loads(line) for line in proc.stdout.splitlines()]
+    sentences = paragraph["sentences"]
+    assert [s["text"] for s in sentences] == [
+        "The cat sat on the mat.",
+        "Notwithstanding the foregoing, the lessee shall indemnify the lessor against all liabilities arising "
+        "hereunder.",
+        "Then it went home.",
+    ]
+    assert [s["words"] for s in sentences] == [6, 14, 4]
+    assert all(set(s) == {"text", "arts", "arts_elo", "words"} and 0 <= s["arts"] <= 1 for s in sentences)
+    # the text's rating is the mean of its sentences' ratings weighted by their words
+    assert paragraph["arts_elo"] == pytest.approx(_weighted_elo(sentences), rel=1e-9)
+    assert max(sentences, key=lambda s: s["arts"])["text"].startswith("Notwithstanding")
+    assert min(s["arts"] for s in sentences) < paragraph["arts"] < max(s["arts"] for s in sentences)
+    # a text of one sentence is its one sentence
+    assert [s["text"] for s in short["sentences"]] == [TEXTS[0]]
+    assert short["sentences"][0]["arts_elo"] == pytest.approx(short["arts_elo"], rel=1e-9)
+    # without the flag, no sentences
+    plain = run("score", "-", "--no-progress", "--formulas", "none", stdin=TEXTS[0])
+    assert plain.returncode == 0 and "sentences" not in json.loads(plain.stdout)
+
+
+def test_sentences_with_a_csv_out_go_to_a_second_csv_beside_it(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(json.dumps({"id": f"t{i}", "text": t}) for i, t in enumerate([TEXTS[0], PARAGRAPH])))
+    out = tmp_path / "scores.csv"
+    proc = run("score", str(src), "--out", str(out), "--sentences", "--no-progress", "--formulas", "fkgl")
+    assert proc.returncode == 0, proc.stderr
+    texts = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [r["id"] for r in texts] == ["t0", "t1"] and "sentences" not in texts[0]  # one row per text
+    side = tmp_path / "scores.sentences.csv"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "scores.csv", "scores.sentences.csv"]
+    with side.open(encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        assert reader.fieldnames == ["index", "sentence", "text", "arts", "arts_elo", "words"]
+        sentences = list(reader)
+    assert [(r["index"], r["sentence"]) for r in sentences] == [("0", "1"), ("1", "1"), ("1", "2"), ("1", "3")]
+    assert sentences[0]["text"] == TEXTS[0] and sentences[2]["text"].startswith("Notwithstanding")
+    for row in texts:  # the side file's index is the main file's
+        mine = [
+            {"words": int(s["words"]), "arts_elo": float(s["arts_elo"])}
+            for s in sentences
+            if s["index"] == row["index"]
+        ]
+        assert float(row["arts_elo"]) == pytest.approx(_weighted_elo(mine), rel=1e-9)
+
+
+def test_sentences_in_a_table_sit_below_their_text_the_hardest_marked():
+    proc = run(
+        "score", "-", "--sentences", "--format", "table", "--formulas", "fkgl", stdin=f"{TEXTS[0]}\n{PARAGRAPH}"
+    )
+    assert proc.returncode == 0, proc.stderr
+    head, *rows = proc.stdout.splitlines()
+    assert head.split()[:4] == ["line", "arts", "arts_elo", "fkgl"]
+    # line 1 has one sentence: no sentence rows; line 2 has three, indented below it
+    assert rows[0].split()[0] == "1" and rows[1].split()[0] == "2" and len(rows) == 5
+    text_at = head.index("text")
+    below = rows[2:]
+    assert all(r[:4].strip() == "" for r in below)  # no line number
+    assert all(r[text_at : text_at + 2] == "  " for r in below)  # indented under the text column
+    marked = [r for r in below if r[text_at + 2] == "*"]
+    assert len(marked) == 1 and "Notwithstanding" in marked[0] and "(14 words)" in marked[0]
+    arts = [float(r.split()[0]) for r in below]
+    assert float(marked[0].split()[0]) == max(arts)
+
+
+@pytest.mark.parametrize(
+    "flags, why",
+    [
+        (["--long-texts", "team"], "--sentences needs --long-texts mean (the default)"),
+        (["--long-texts", "whole"], "--long-texts whole does not"),
+        (["--format", "csv"], "give --out NAME.csv (the sentences go to NAME.sentences.csv) or use JSON lines"),
+        (["--engine", "ray", "--out", "{tmp}/shards"], "--sentences is not supported with --engine ray"),
+    ],
+)
+def test_sentences_are_refused_where_they_cannot_be_written(tmp_path, flags, why):
+    src = tmp_path / "in.txt"
+    src.write_text(PARAGRAPH + "\n")
+    flags = [f.format(tmp=tmp_path) for f in flags]
+    line = _one_error_line(run("score", str(src), "--sentences", "--no-progress", *flags))
+    assert line.startswith("arts score: error: --sentences") and why in line, line
+    assert list(tmp_path.iterdir()) == [src]

@@ -16,6 +16,7 @@ from packaging.requirements import Requirement
 from arts_metric import __version__
 from arts_metric.cli import main as cli_main
 from arts_metric.registry import module_script_path
+from arts_metric.scoring import score_texts
 from arts_metric.space import APP_FILES, assemble_space, source_root
 
 POOL = [  # self-written reference texts with made-up ratings (higher = harder)
@@ -157,3 +158,76 @@ def test_refuses_to_overwrite_and_bad_names(tmp_path, space):
         assemble_space(tmp_path / "z", source=empty)
     assert not (tmp_path / "z").exists()
     assert cli_main(["publish-space", str(space)]) == 2
+
+
+# --------------------------------------------------------------------------- the Score tab's sentence breakdown
+
+PARAGRAPH = (
+    "The cat sat on the mat. Notwithstanding the foregoing, the lessee shall indemnify the lessor against all "
+    "liabilities arising hereunder. Then it went <b>home</b>."
+)
+
+
+def _texts_shown(breakdown: str) -> dict[int, list[dict]]:
+    """The breakdown's texts by line: each sentence row's cells and whether it is marked hardest."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(breakdown)  # well-formed: the visitor's text is escaped
+    shown = {}
+    for div in root.iter("div"):
+        if div.get("class") != "arts-text":
+            continue
+        shown[int(div.get("data-line"))] = [
+            {
+                "cells": ["".join(td.itertext()) for td in tr.findall("td")],
+                "hardest": tr.get("class") == "hardest" and "background-color" in tr.get("style", ""),
+            }
+            for tr in div.find("table").find("tbody").findall("tr")
+        ]
+    return shown
+
+
+def test_the_score_tab_shows_each_texts_sentences_the_hardest_marked():
+    from arts_metric.space_app import SENTENCES_LEGEND, score
+
+    texts = f"{PARAGRAPH}\n\nThe dog ran to the park.\nIt rained. The river rose."
+    table, _, _, _, breakdown = score(texts, "arts3000", [], "learned", progress=lambda *a, **k: None)
+    res = score_texts(
+        [PARAGRAPH, "The dog ran to the park.", "It rained. The river rose."], formulas=[], return_sentences=True
+    )
+    shown = _texts_shown(breakdown)
+    assert sorted(shown) == [1, 4]  # the visitor's line numbers; line 3 has one sentence: no breakdown
+    assert SENTENCES_LEGEND in breakdown and "weighted by their words" in SENTENCES_LEGEND
+    for line, sentences in ((1, res["sentences"][0]), (4, res["sentences"][2])):
+        rows = shown[line]
+        assert [r["cells"][3] for r in rows] == [s["text"] for s in sentences]  # as written, tags as text
+        assert [r["cells"][1] for r in rows] == [f"{s['arts']:.3f}" for s in sentences]
+        assert [r["cells"][2] for r in rows] == [str(s["words"]) for s in sentences]
+        hardest = max(range(len(sentences)), key=lambda k: sentences[k]["arts_elo"])
+        assert [r["hardest"] for r in rows] == [k == hardest for k in range(len(rows))]
+        assert rows[hardest]["cells"][0] == f"▲ {hardest + 1}"
+    assert shown[1][1]["hardest"] and shown[1][2]["cells"][3] == "Then it went <b>home</b>."
+    assert f"Line 1</b>: arts {table.data['arts'].iloc[0]:.3f}, 3 sentences, 26 words" in breakdown
+
+
+def test_the_breakdown_of_one_sentence_texts_and_of_many_texts(monkeypatch):
+    from arts_metric.space_app import sentences
+
+    one = {"text": "Hi.", "arts": 0.1, "arts_elo": 800.0, "words": 1}
+    two = [dict(one, arts_elo=900.0, arts=0.3), dict(one, text="Bye <now>.")]
+    assert "Each of these texts is one sentence." in sentences.sentence_breakdown([1, 2], [0.1, 0.1], [[one], [one]])
+    monkeypatch.setattr(sentences, "MAX_BREAKDOWN", 2)
+    breakdown = sentences.sentence_breakdown([1, 2, 3], [0.2] * 3, [two] * 3)
+    assert sorted(_texts_shown(breakdown)) == [1, 2]
+    assert "The first 2 of 3 texts of several sentences are shown" in breakdown
+    assert [r["hardest"] for r in _texts_shown(breakdown)[1]] == [True, False]
+
+
+def test_the_about_tab_says_how_long_texts_are_scored():
+    from arts_metric.space_app import LONG_TEXTS
+
+    assert "weighted by their words" in LONG_TEXTS
+    assert "how hard its language is, not how much there is to read" in LONG_TEXTS
+    assert 'long_texts="team"' in LONG_TEXTS and "release 0.2" in LONG_TEXTS
+    assert "sentence by sentence" in LONG_TEXTS and "arts score --sentences" in LONG_TEXTS
+    assert re.findall(r"\d+(?:\.\d+)?", LONG_TEXTS) == ["0.2"]  # no figures: those live in the results

@@ -57,6 +57,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--opponents", choices=("random", "spread"), default=None, help="mle/elo: how opponents are drawn")
     p.add_argument("--seed", type=int, default=None, help="placement seed")
     p.add_argument("--format", choices=("jsonl", "csv", "table"), default=None, help="stdout format (default jsonl)")
+    p.add_argument(
+        "--sentences",
+        action="store_true",
+        help="also write each text's sentences with their arts, arts_elo and words (the text's arts_elo is "
+        "the mean of its sentences' arts_elo weighted by their words): a `sentences` list in each JSON "
+        "record; with --out NAME.csv a second file NAME.sentences.csv beside it, one row per sentence "
+        "(index, sentence, text, arts, arts_elo, words); with --format table a row per sentence below its "
+        "text's, * marking the hardest (texts of one sentence get none). Needs --long-texts mean (the "
+        "default); not with CSV on stdout or --engine ray",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_engine_flags(p)
     p.set_defaults(func=run)
@@ -122,6 +132,31 @@ def check_out(path: str) -> None:
         out.unlink(missing_ok=True)  # created only to check; written when the scores are ready
 
 
+def sentences_path(out: str) -> Path:
+    """The file beside a CSV ``--out`` that holds its texts' sentences: ``scores.csv`` ->
+    ``scores.sentences.csv``."""
+    return Path(out).with_suffix(".sentences.csv")
+
+
+def check_sentences(args: argparse.Namespace, long_texts: str) -> None:
+    """CLIError unless ``--sentences`` can be written with these settings: texts scored by their
+    sentences (``--long-texts mean``), the local engine, and CSV only into a file (``--out x.csv``)."""
+    if not args.sentences:
+        return
+    if long_texts != "mean":
+        raise CLIError(
+            f"--sentences needs --long-texts mean (the default), which scores every text by its sentences; "
+            f"--long-texts {long_texts} does not"
+        )
+    if args.engine == "ray":
+        raise CLIError("--sentences is not supported with --engine ray; score with --engine local (the default)")
+    if not args.out and args.format == "csv":
+        raise CLIError(
+            "--sentences with CSV on stdout would mix sentence rows into the text rows; give --out NAME.csv "
+            "(the sentences go to NAME.sentences.csv) or use JSON lines"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -132,11 +167,14 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.scoring import score_texts
 
     config = judge_settings(args, config_from_args(args, PLACEMENT_FLAGS))
+    check_sentences(args, config.long_texts)
     if args.engine == "ray":
         return run_ray(args, config)
     formulas = config.formulas
     if args.out:
         check_out(args.out)
+        if args.sentences and OUT_FORMATS.get(Path(args.out).suffix.lower()) == "csv":
+            check_out(str(sentences_path(args.out)))
     labels, texts, rows = _collect(args)
     try:
         judge = config.make_judge()
@@ -151,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         for start in range(0, len(texts), BATCH):
             batch = texts[start : start + BATCH]
             try:
-                res = score_texts(batch, config=config, **built)
+                res = score_texts(batch, config=config, return_sentences=args.sentences, **built)
             except (ARTSDataNotFoundError, EndpointError) as exc:
                 raise CLIError(str(exc)) from None
             except ValueError as exc:
@@ -170,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
                 for f in formulas:
                     row[f] = res[f][j]
                 row["units"] = res["units"][j]
+                if args.sentences:
+                    row["sentences"] = res["sentences"][j]
                 out_rows.append(row)
             bar.update(len(batch))
     finally:
@@ -193,6 +233,58 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _short(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The columns of the ``--sentences`` CSV file, one row per sentence.
+SENTENCE_COLUMNS = ("index", "sentence", "text", "arts", "arts_elo", "words")
+
+
+def _sentence_rows(rows: list[dict]) -> list[dict]:
+    """One row per sentence: the text's ``index`` (as in the main output), the sentence's
+    1-based place in its text, its text, ``arts``, ``arts_elo`` and ``words``."""
+    return [
+        {"index": r["index"], "sentence": k, **{c: s[c] for c in SENTENCE_COLUMNS[2:]}}
+        for r in rows
+        for k, s in enumerate(r["sentences"], start=1)
+    ]
+
+
+def _hardest(sentences: list[dict]) -> int | None:
+    """The position of the hardest sentence (highest ``arts_elo``) of a text of two or more, else None."""
+    if len(sentences) < 2:
+        return None
+    return max(range(len(sentences)), key=lambda k: sentences[k]["arts_elo"])
+
+
+def _table(rows: list[dict]) -> str:
+    """The rows as a fixed-width table, ``line`` counting texts from 1; with sentences, a row per
+    sentence below its text's (texts of two or more sentences), ``*`` marking the hardest."""
+    # "line" counts texts from 1, as the Space does (the JSON rows' "index" counts from 0)
+    cols = [c for c in rows[0] if c not in ("index", "id", "text", "units", "sentences")]
+    width = max(4, len(str(len(rows))))
+    buf = io.StringIO()
+    buf.write(f"{'line':>{width}}  " + "  ".join(f"{c:>10}" for c in cols) + "  text\n")
+    for r in rows:
+        line = f"{r['index'] + 1:>{width}}  "
+        buf.write(line + "  ".join(f"{_fmt(r[c]):>10}" for c in cols) + f"  {_short(r['text'])}\n")
+        hardest = _hardest(r.get("sentences", []))
+        if hardest is None:
+            continue
+        for k, s in enumerate(r["sentences"]):
+            mark = "*" if k == hardest else " "
+            values = "  ".join(f"{_fmt(s[c]) if c in ('arts', 'arts_elo') else '':>10}" for c in cols)
+            buf.write(f"{'':>{width}}  {values}    {mark} {_short(s['text'], 64)} ({s['words']} words)\n")
+    return buf.getvalue()
+
+
+def _write_csv(fh, rows: list[dict], fields: list[str] | tuple[str, ...]) -> None:
+    writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")  # sentences go to their own file
+    writer.writeheader()
+    writer.writerows(rows)
+
+
 def _write(rows: list[dict], args: argparse.Namespace) -> None:
     fmt = args.format
     if args.out:
@@ -204,26 +296,22 @@ def _write(rows: list[dict], args: argparse.Namespace) -> None:
         fmt = fmt or "jsonl"
     try:
         if fmt == "csv":
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+            _write_csv(fh, rows, [k for k in rows[0] if k != "sentences"])
         elif fmt == "json":
             json.dump(rows, fh, ensure_ascii=False, indent=1)
             fh.write("\n")
         elif fmt == "table":
-            # "line" counts texts from 1, as the Space does (the JSON rows' "index" counts from 0)
-            cols = [c for c in rows[0] if c not in ("index", "id", "text", "units")]
-            width = max(4, len(str(len(rows))))
-            buf = io.StringIO()
-            buf.write(f"{'line':>{width}}  " + "  ".join(f"{c:>10}" for c in cols) + "  text\n")
-            for r in rows:
-                text = r["text"] if len(r["text"]) <= 70 else r["text"][:67] + "..."
-                line = f"{r['index'] + 1:>{width}}  "
-                buf.write(line + "  ".join(f"{_fmt(r[c]):>10}" for c in cols) + f"  {text}\n")
-            fh.write(buf.getvalue())
+            fh.write(_table(rows))
         else:
             for r in rows:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
     finally:
         if fh is not sys.stdout:
             fh.close()
+    if fmt == "csv" and args.sentences:  # check_sentences: CSV with sentences is a file
+        side = sentences_path(args.out)
+        try:
+            with open(side, "w", newline="", encoding="utf-8") as fh:
+                _write_csv(fh, _sentence_rows(rows), SENTENCE_COLUMNS)
+        except OSError as exc:
+            raise CLIError(f"cannot write {side}: {exc.strerror or exc}") from None

@@ -4,7 +4,8 @@
 - **Score texts**: :func:`arts_metric.scoring.score_texts` (what ``evaluate.load("arts").compute``
   runs) on pasted texts, drawn on the reference pool's difficulty distribution
   (:func:`arts_metric.pool.load_pool`) at the ``pool_rating`` the table shows, with the
-  readability formulas beside; the table downloads as CSV.
+  readability formulas beside; the table downloads as CSV. Below it, each text of several
+  sentences sentence by sentence (``return_sentences=True``), its hardest sentence marked.
 - **Original vs simplification**: the same function with ``sources=``: per pair
   ``source_arts``, ``arts``, ``arts_delta`` and ``p_output_easier`` with an
   easier/harder verdict, the same for FKGL, and a before-and-after plot.
@@ -37,25 +38,29 @@ at most ``ARTS_SPACE_MAX_TEXTS`` texts (default 2000).
 | :mod:`~arts_metric.space_app.inputs` | reading pasted lines, pairs and uploaded files |
 | :mod:`~arts_metric.space_app.calls` | calling the package: errors naming lines, warnings as toasts, secrets hidden |
 | :mod:`~arts_metric.space_app.figures` | the pool figure and the before-and-after figure |
+| :mod:`~arts_metric.space_app.sentences` | the Score tab's sentence breakdown of each text |
 | :mod:`~arts_metric.space_app.actions` | the functions behind the buttons |
 | :mod:`~arts_metric.space_app.about` | the files shown beside the app, the About tab |
 | :mod:`~arts_metric.space_app.layout` | the page and its wiring |
 """
 
-from arts_metric.space_app.about import DEFAULT_FILES, SpaceFiles, about_markdown, card_section
+from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, card_section
 from arts_metric.space_app.actions import compare, compare_pairs, score, system_names
 from arts_metric.space_app.calls import call_package, hide_endpoint
 from arts_metric.space_app.figures import pairs_figure, pool_figure, pool_rating
 from arts_metric.space_app.inputs import numbered_lines, paired_lines, read_pairs_file, read_text_file
 from arts_metric.space_app.layout import CSS, LEGEND, build_app, launch
+from arts_metric.space_app.sentences import SENTENCES_LEGEND, sentence_breakdown
 from arts_metric.space_app.settings import MAX_TEXTS, POOLS, Settings, configured_judges, current_settings
 
 __all__ = [
     "CSS",
     "DEFAULT_FILES",
     "LEGEND",
+    "LONG_TEXTS",
     "MAX_TEXTS",
     "POOLS",
+    "SENTENCES_LEGEND",
     "Settings",
     "SpaceFiles",
     "about_markdown",
@@ -76,5 +81,6 @@ __all__ = [
     "read_pairs_file",
     "read_text_file",
     "score",
+    "sentence_breakdown",
     "system_names",
 ]

@@ -1,5 +1,5 @@
 """The files a Space shows beside its app (examples, the metric card, the agreement
-tables) and the About tab made from them."""
+tables) and the About tab made from them, with how long texts are scored."""
 
 from __future__ import annotations
 
@@ -39,6 +39,22 @@ class SpaceFiles:
     def all_approaches(self) -> Path:
         """Every approach's agreement, beside the ARTS paper's Table 3."""
         return self.root / "benchmarks" / "results" / "arts94_metrics.md"
+
+
+#: The About tab's account of how texts of several sentences, up to whole documents, are scored.
+LONG_TEXTS = (
+    "A text of several sentences, up to a whole document, is cut into its sentences, and each sentence is "
+    "placed in the reference pool on its own. The text's rating is the mean of its sentences' ratings "
+    "**weighted by their words**, and its `arts` is the share of the pool that rating is expected to beat. "
+    "A document's score therefore says **how hard its language is, not how much there is to read**: a text "
+    "written twice scores as the text once, and two texts joined score between the two.\n\n"
+    "To see which sentences make a text hard, the *Score texts* tab shows each text of several sentences "
+    "sentence by sentence below the scores, its hardest sentence marked; in the package, "
+    "`score_texts(..., return_sentences=True)` (or `compute(..., return_sentences=True)`) gives the same, "
+    "and on the command line `arts score --sentences`.\n\n"
+    'The rule of release 0.2 is still there as `long_texts="team"`: a text longer than `split_above` '
+    "characters is rated as the team of its sentences, so that more to read rates harder."
+)
 
 
 #: The folder holding the package: a checkout, or a Space folder (the package ships beside app.py).

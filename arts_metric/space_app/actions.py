@@ -16,6 +16,7 @@ from arts_metric.scoring import score_texts
 from arts_metric.space_app.calls import call_package
 from arts_metric.space_app.figures import pairs_figure, pool_figure, pool_rating
 from arts_metric.space_app.inputs import check_count, numbered_lines, paired_lines, read_text_file
+from arts_metric.space_app.sentences import sentence_breakdown
 from arts_metric.space_app.settings import (
     EASIER,
     HARDER,
@@ -47,16 +48,20 @@ def score(
     formulas: list[str],
     judge: str = "learned",
     progress: gr.Progress = gr.Progress(track_tqdm=True),
-) -> tuple[Any, Figure, str, str]:
-    """Score the pasted texts (one per line): a table, the pool figure, a summary and the
-    table as a CSV file (every digit, the same columns)."""
+) -> tuple[Any, Figure, str, str, str]:
+    """Score the pasted texts (one per line): a table, the pool figure, a summary, the
+    table as a CSV file (every digit, the same columns) and each text's sentences (HTML,
+    :func:`~arts_metric.space_app.sentences.sentence_breakdown`)."""
     items = numbered_lines(texts)
     check_count(len(items), "text")
     config = call_package(lambda: current_settings().config(judge, pool).replace(formulas=formulas or None), {})
     progress(0, desc=f"placing {len(items)} texts in {pool}")
     lines = [i for i, _ in items]
     built = current_settings().built(judge)
-    res = call_package(lambda: score_texts([t for _, t in items], config=config, **built), {"predictions": lines})
+    res = call_package(
+        lambda: score_texts([t for _, t in items], config=config, return_sentences=True, **built),
+        {"predictions": lines},
+    )
     placed = pool_rating(res["pool"], res["arts"])
     table = pd.DataFrame({"line": lines, "arts": res["arts"], "pool_rating": placed})
     for f in config.formulas:
@@ -72,7 +77,8 @@ def score(
     styled = table.style.format(precision=3, na_rep="-")  # shown rounded; the data (and the API) keep every digit
     csv_path = Path(tempfile.mkdtemp(prefix="arts-scores-")) / "arts_scores.csv"
     table.to_csv(csv_path, index=False)
-    return styled, pool_figure(res["pool"], lines, res["arts"]), summary, str(csv_path)
+    sentences = sentence_breakdown(lines, res["arts"], res["sentences"])
+    return styled, pool_figure(res["pool"], lines, res["arts"]), summary, str(csv_path), sentences
 
 
 def _verdict(difference: float | None) -> str:

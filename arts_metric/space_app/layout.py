@@ -9,7 +9,7 @@ from pathlib import Path
 import gradio as gr
 
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
-from arts_metric.space_app.about import DEFAULT_FILES, SpaceFiles, about_markdown
+from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown
 from arts_metric.space_app.actions import compare, compare_pairs, score
 from arts_metric.space_app.inputs import read_pairs_file
 from arts_metric.space_app.settings import (
@@ -104,6 +104,7 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                     interactive=False,
                     elem_id="score-table",
                 )
+                score_sentences = gr.HTML(elem_id="score-sentences")
                 score_csv = gr.File(label="Download the scores (CSV)", interactive=False, elem_id="score-csv")
                 gr.Markdown(LEGEND)
             with gr.Tab("Original vs simplification", id="pairs"):
@@ -199,13 +200,14 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                 gr.Markdown("## Agreement with human raters (ARTS94)\n" + agreement, elem_id="agreement")
                 with gr.Accordion("Every approach, beside the ARTS paper's Table 3", open=False):
                     gr.Markdown(approaches, elem_id="approaches")
+                gr.Markdown("## How long texts are scored\n" + LONG_TEXTS, elem_id="long-texts")
                 gr.Markdown("## How to cite\n" + cite, elem_id="cite")
                 with gr.Accordion("The metric card", open=False):
                     gr.Markdown(card, elem_id="card")
 
         common = {"concurrency_id": "judge", "concurrency_limit": 1}  # one scoring job at a time
         # Each click first clears the previous results, so that an error never stands beside them.
-        score_outputs = [score_table, score_plot, score_summary, score_csv]
+        score_outputs = [score_table, score_plot, score_summary, score_csv, score_sentences]
         score_button.click(_cleared(score_outputs), None, score_outputs, queue=False, api_name=False).then(
             score, [texts, pool, formulas, judge], score_outputs, api_name="score", **common
         )

@@ -25,6 +25,8 @@ DEFAULT_FORMULAS = list(ScoringConfig.default("formulas"))
 MAX_TEXTS = int(os.environ.get("ARTS_SPACE_MAX_TEXTS", "2000"))
 #: Up to this many texts (pairs) the figures label each one; more are drawn without labels.
 MAX_LABELS = 30
+#: Up to this many texts of several sentences the Score tab shows sentence by sentence.
+MAX_BREAKDOWN = 200
 TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what arts_metric.textio reads
 
 EASIER, HARDER, SAME = "easier", "harder", "no change"
