@@ -91,10 +91,9 @@ def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: i
 
 def sentence_units(text: str) -> list[str]:
     """Units to judge for ``text`` under ``long_texts="mean"``: its sentences
-    (:func:`split_sentences`), one unit each, at any length; a text without a
-    sentence boundary is one unit, as written."""
-    sentences = split_sentences(text)
-    return sentences if len(sentences) > 1 else [text]
+    (:func:`split_sentences`: whitespace runs read as one space), one unit each, at any
+    length, so that a text written twice is its units twice."""
+    return split_sentences(text) or [text]
 
 
 def team_units(text: str, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:

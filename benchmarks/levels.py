@@ -1,6 +1,7 @@
 """Paragraphs and documents at known levels: how often does each measure order the
 easier version of a pair first? Prints every measure on both development sets in one
-run, for the scoring of releases up to 0.1 and for the current default.
+run, for the scoring of releases up to 0.1, for release 0.2's default and for the current
+default.
 
 Sets (read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR``; no text is
 stored in the repository):
@@ -22,10 +23,13 @@ Scorings compared (same weights, ``learned-1``):
 
 - ``v1, chunks``: ``judge="learned:v1", long_texts="chunks"``, the scoring of
   releases up to 0.1 (sentences packed into 150-character units, length-weighted mean);
-- ``default``: ``judge="learned"`` with the default ``long_texts="sentences"``
-  (one unit per sentence, Bradley-Terry team rating).
+- ``0.2, team``: ``judge="learned", long_texts="team"``, the default of release 0.2
+  (a text longer than 400 characters cut into its sentences, rated as their
+  Bradley-Terry team: strengths summed, so more sentences rate harder);
+- ``default``: ``judge="learned"`` with the default ``long_texts="mean"`` (every text
+  cut into its sentences, rated as the mean of their ``arts_elo`` weighted by words).
 
-Writes ``benchmarks/results/levels.md``. About 6 minutes on 2 CPU cores::
+Writes ``benchmarks/results/levels.md``. About 11 minutes on 2 CPU cores::
 
     .venv/bin/python benchmarks/levels.py [--dev-dir DIR]
 """
@@ -54,6 +58,7 @@ LEVELS = ("elementary", "intermediate", "advanced")
 FORMULAS = ("fkgl", "fre", "dale_chall")
 SCORINGS = {
     "v1, chunks": {"judge": "learned:v1", "long_texts": "chunks"},
+    "0.2, team": {"judge": "learned", "long_texts": "team"},
     "default": {"judge": "learned"},
 }
 

