@@ -1,6 +1,6 @@
 """The ARTS Space: ``python app.py`` serves the Gradio app of :mod:`arts_metric.space_app`
 (Score texts, Original vs simplification, Compare systems, About) with the files beside
-this one (``examples/``, the metric card, the agreement tables).
+this one (``examples/``, the metric card, the agreement and documents tables).
 
 It loads the learned judge, then serves on http://127.0.0.1:7860 (port from
 ``GRADIO_SERVER_PORT``; a Hugging Face Space sets ``GRADIO_SERVER_NAME`` itself).
@@ -36,6 +36,11 @@ EXAMPLES, CARD = FILES.examples, FILES.card
 def about_markdown() -> tuple[str, str, str, str]:
     """The About tab from the files beside this app: agreement, every approach, how to cite, the card."""
     return space_app.about_markdown(FILES)
+
+
+def documents_summary() -> str:
+    """The About tab's figures on documents, from the results file beside this app."""
+    return space_app.documents_summary(FILES)
 
 
 def build_app() -> gr.Blocks:

@@ -53,7 +53,12 @@ def _front_matter(text: str) -> dict:
 
 
 #: Files and folders of a checkout that ``app.py`` reads, copied to the same relative paths in the Space.
-APP_FILES = ("examples", "benchmarks/results/arts94_metrics.md", "benchmarks/results/learned_judge_accuracy.md")
+APP_FILES = (
+    "examples",
+    "benchmarks/results/arts94_metrics.md",
+    "benchmarks/results/learned_judge_accuracy.md",
+    "benchmarks/results/documents.md",
+)
 #: Extras of the package that ``app.py`` needs beyond the Gradio of the Space's SDK (``plot``: its figures).
 APP_EXTRAS = ("plot",)
 

@@ -44,11 +44,11 @@ import numpy as np
 from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
+from arts_metric.features import words
 from arts_metric.judges import PointwiseJudge
 from arts_metric.placement.result import empty_result
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
-from arts_metric.features import words
 from arts_metric.segment import chunk_text, sentence_units, team_units
 from arts_metric.userwarnings import warn as warn_user
 
@@ -127,7 +127,9 @@ def mean_rating(ratings: np.ndarray | Sequence[float], weights: np.ndarray | Seq
     r = np.asarray(ratings, dtype=float)
     w = np.asarray(weights, dtype=float)
     if r.size == 0 or r.shape != w.shape:
-        raise ValueError(f"mean_rating needs one weight per rating and at least one rating, got {r.shape} and {w.shape}")
+        raise ValueError(
+            f"mean_rating needs one weight per rating and at least one rating, got {r.shape} and {w.shape}"
+        )
     return float(np.dot(r, w) / w.sum())
 
 

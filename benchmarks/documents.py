@@ -491,6 +491,29 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         return np.array([values[row][t] for t in texts], float)
 
     spread = {r: float(np.subtract(*np.nanpercentile(vec(r, paragraphs), [95, 5]))) for r in rows}
+    team_row, default_row = (arts_row(rule) for rule in RULES)
+    summary: list[list[str]] = []
+
+    def summarise(figure: str, goal: str, values_by_row: dict[str, float], ok, formulas: bool = True) -> None:
+        """One summary line: the figure for both rules, the best formula's where it has one, and whether
+        the default reaches the goal (``ok(value)``)."""
+        best = ""
+        if formulas:
+            named = {r: v for r, v in values_by_row.items() if not r.startswith("arts") and r != "word count"}
+            if named:
+                name = max(named, key=named.get)
+                best = f"{named[name]:.3f} ({name})"
+        summary.append(
+            [
+                figure,
+                goal,
+                _fmt(values_by_row[team_row]),
+                _fmt(values_by_row[default_row]),
+                best,
+                "yes" if ok(values_by_row[default_row]) else "**no**",
+            ]
+        )
+
     tol = {r: ARTS_TOL if r.startswith("arts") else 0.01 * spread[r] for r in rows}
     out: list[str] = []
 
@@ -501,7 +524,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         f"{len(plan.rep_base)} texts (Cochrane plain-language summaries, OneStopEnglish elementary texts, SciTLDR "
         f"TLDRs): |value(text written 2 or 3 times, joined by a space) - value(text)|; {len(plan.joined)} seeded "
         "pairs (A, B) of them joined by a space: the share where value(A + B) lies between value(A) and value(B) "
-        'within the tolerance, and the largest distance outside. Goal for `arts`: within .01. "sentence ends": '
+        'within the tolerance, and the largest distance outside. Criterion for `arts`: within .01. "sentence ends": '
         "only the texts whose end the default's splitter reads as a sentence end, so that the text written 3 times "
         "is its sentences 3 times (and only the pairs whose join is a sentence boundary); at the other joins the "
         "last sentence runs on into the first (a text without a final full stop, a lower-case start, an end "
@@ -517,6 +540,25 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             (f"sentence ends ({len(bounded)} texts, {len(bounded_pairs)} pairs)", bounded, bounded_pairs),
         ):
             body.append(_repetition_row(r, subset, base, pairs, values[r].__getitem__, tol[r]))
+    for label, base, pairs in (
+        ("texts ending a sentence", bounded, bounded_pairs),
+        ("all texts", plan.rep_base, plan.joined),
+    ):
+        reps = {r: repetition(base, values[r].__getitem__) for r in (team_row, default_row)}
+        summarise(
+            f"Repetition, {label}: largest \\|Δarts\\| written 2 or 3 times",
+            "≤ .01",
+            {r: float(max(np.nanmax(v) for v in reps[r].values())) for r in reps},
+            lambda v: v <= ARTS_TOL,
+            formulas=False,
+        )
+        summarise(
+            f"Two texts joined, {label}: largest distance outside their two scores",
+            "≤ .01",
+            {r: float(np.nanmax(outside(pairs, values[r].__getitem__), initial=0.0)) for r in reps},
+            lambda v: v <= ARTS_TOL,
+            formulas=False,
+        )
     out += _table(
         [
             "measure",
@@ -528,7 +570,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             "tolerance",
             "A + B between",
             "A + B: largest distance outside",
-            "goal",
+            "criterion",
         ],
         body,
     )
@@ -556,7 +598,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         '|value(edited) - value(prefix)| by the prefix\'s length. "across 400 characters": every edit that moves '
         f"the text across 400 characters (release 0.2's split threshold), {n_constructed} of them prefixes (any k) "
         "within 15 characters of 400 edited on purpose with a word long enough to cross it; its cell is the max. "
-        "Goal for `arts`: at most .02 in every band. A sentence of at most 400 characters is the same judge unit "
+        "Criterion for `arts`: at most .02 in every band. A sentence of at most 400 characters is the same judge unit "
         "under both rules, so the 1-sentence band is the judge's own sensitivity to one word.",
         "",
     ]
@@ -576,7 +618,23 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             if name != "across 400 characters":
                 cells.append(_fmt(np.nanpercentile(d, 99), 4) if len(d) else "")
         body.append([*cells, "every cell ≤ .02" if r.startswith("arts") else ""])
-    out += _table([*header, "goal"], body)
+    out += _table([*header, "criterion"], body)
+
+    def largest_edit(r: str, es: list[dict]) -> float:
+        return float(np.nanmax(np.abs(vec(r, [e["edited"] for e in es]) - vec(r, [e["prefix"] for e in es]))))
+
+    for label, es in (
+        ("texts of 2+ sentences", bands["2-5 sentences"] + bands["6+ sentences"]),
+        ("single sentences (the judge's own word sensitivity)", bands["1 sentence"]),
+        ("edits across 400 characters", bands["across 400 characters"]),
+    ):
+        summarise(
+            f"One word added or removed, {label}: largest \\|Δarts\\|",
+            "≤ .02",
+            {r: largest_edit(r, es) for r in (team_row, default_row)},
+            lambda v: v <= 0.02,
+            formulas=False,
+        )
 
     # 3. length across
     elementary = g["elementary"]
@@ -587,12 +645,15 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         f"Each of the {len(elementary)} elementary OneStopEnglish articles against (a) each of the "
         f"{len(plan.long_sentences)} sentences of {LONG_SENTENCE_WORDS}+ words of the Cochrane abstracts and "
         f"(b) each of the {len(g['TLDRs'])} SciTLDR TLDRs: share of all pairs where the short hard text is rated "
-        "harder (ties one half). Goal: at least .95.",
+        "harder (ties one half). Criterion: at least .95.",
         "",
     ]
     body = []
+    across: dict[str, dict[str, float]] = {"a": {}, "b": {}}
     for r in rows:
         art = vec(r, elementary)
+        across["a"][r] = harder_share(vec(r, plan.long_sentences), art, r in EASIER_IF_HIGHER)
+        across["b"][r] = harder_share(vec(r, g["TLDRs"]), art, r in EASIER_IF_HIGHER)
         body.append(
             [
                 r,
@@ -606,10 +667,20 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             "measure",
             f"(a) Cochrane sentences of {LONG_SENTENCE_WORDS}+ words (n = {len(elementary) * len(plan.long_sentences)})",
             f"(b) SciTLDR TLDRs (n = {len(elementary) * len(g['TLDRs'])})",
-            "goal",
+            "criterion",
         ],
         body,
     )
+    for key, label in (
+        ("a", f"an elementary article vs a Cochrane sentence of {LONG_SENTENCE_WORDS}+ words"),
+        ("b", "an elementary article vs a SciTLDR TLDR"),
+    ):
+        summarise(
+            f"Length across, {label}: share where the sentence is rated harder",
+            "≥ .95",
+            across[key],
+            lambda v: v >= 0.95,
+        )
 
     # 4. TLDR vs its abstract
     out += [
@@ -617,13 +688,16 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         "## 4. Same audience, different length",
         "",
         f"Each of the {len(g['TLDRs'])} SciTLDR TLDRs against its own abstract (both written for experts). "
-        "Goal for `arts`: medians within .10, and the TLDR rated easier in .30-.70 of the pairs (ties one half).",
+        "Criterion for `arts`: medians within .10, and the TLDR rated easier in .30-.70 of the pairs (ties one half).",
         "",
     ]
     body = []
+    tldr_gap: dict[str, float] = {}
+    tldr_easier: dict[str, float] = {}
     for r in rows:
         tl, ab = vec(r, g["TLDRs"]), vec(r, g["SciTLDR abstracts"])
         easier = right(tl, ab, higher_is_harder=r not in EASIER_IF_HIGHER)
+        tldr_gap[r], tldr_easier[r] = float(abs(np.median(tl) - np.median(ab))), float(np.nanmean(easier))
         body.append(
             [
                 r,
@@ -641,9 +715,22 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             "median, abstracts",
             "difference",
             "share of pairs: TLDR rated easier",
-            "goal",
+            "criterion",
         ],
         body,
+    )
+    summarise(
+        "TLDR vs its abstract: \\|difference of the medians\\| (arts)",
+        "≤ .10",
+        tldr_gap,
+        lambda v: v <= 0.10,
+        formulas=False,
+    )
+    summarise(
+        "TLDR vs its abstract: share where the TLDR is rated easier",
+        ".30-.70",
+        tldr_easier,
+        lambda v: 0.30 <= v <= 0.70,
     )
 
     # 5. ordering and halves
@@ -656,17 +743,20 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         "Share of (easier, harder) pairs ordered right, with 95% bootstrap intervals (2,000 resamples, seed 0, "
         "over abstracts and over articles); ties one half. Length-matched: each text cut to its first whole "
         f"sentences up to {MATCH_WORDS} words (at least one). `p_output_easier` > .5 means the easier version is "
-        "judged easier (source = the harder one). Goal: `arts` at least the best of FKGL, FRE and Dale-Chall in "
+        "judged easier (source = the harder one). Criterion: `arts` at least the best of FKGL, FRE and Dale-Chall in "
         "every column; Cochrane as written at least .93; `p_output_easier` as written at least .95.",
         "",
     ]
     header = ["measure"] + [f"{s}, {v} (n = {len(plan.ordering[(s, v)]['pairs'])})" for s, v in keys]
     body = []
+    ordered: dict[tuple, dict[str, float]] = {k: {} for k in keys}
+    p_ordered: dict[tuple, dict[str, float]] = {k: {} for k in keys}
     for r in rows:
         cells = [r]
         for k in keys:
             pairs = plan.ordering[k]["pairs"]
             e, h = vec(r, [x for x, _ in pairs]), vec(r, [y for _, y in pairs])
+            ordered[k][r] = float(np.nanmean(right(e, h, higher_is_harder=r not in EASIER_IF_HIGHER)))
             cells.append(
                 boot(right(e, h, higher_is_harder=r not in EASIER_IF_HIGHER), plan.ordering[k]["cluster"], rng)
             )
@@ -677,9 +767,30 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             cells = [f"p_output_easier, {rule}"]
             for k in keys:
                 pv = np.array([p[rule][pair] for pair in plan.ordering[k]["pairs"]])
+                p_ordered[k][r] = float(np.nanmean(right(0.5, pv)))
                 cells.append(boot(right(0.5, pv), plan.ordering[k]["cluster"], rng))
             body.append([*cells, "as written ≥ .95"])
-    out += _table([*header, "goal"], body)
+    out += _table([*header, "criterion"], body)
+    for k in keys:
+        formulas_k = [v for r, v in ordered[k].items() if not r.startswith("arts") and r != "word count"]
+        floor = max([*formulas_k, 0.93]) if k[0] == "Cochrane" and k[1] == "as written" else max(formulas_k)
+        goal = (
+            "≥ best formula and ≥ .93"
+            if floor == 0.93 or (k[0] == "Cochrane" and k[1] == "as written")
+            else ("≥ best formula")
+        )
+        summarise(
+            f"Ordering, {k[0]} {k[1]}: share ordered right (arts)", goal, ordered[k], lambda v, floor=floor: v >= floor
+        )
+    for k in keys:
+        if k[1] == "as written":
+            summarise(
+                f"Ordering, {k[0]} {k[1]}: share ordered right (p_output_easier)",
+                "≥ .95",
+                p_ordered[k],
+                lambda v: v >= 0.95,
+                formulas=False,
+            )
 
     out += [
         "",
@@ -687,7 +798,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         "",
         "Output = a text's first half (half its sentences, at least one; half the words of a one-sentence text), "
         "source = the whole text: the mean `p_output_easier`, and for the formulas and word count the share where "
-        "the half is rated easier (ties one half). Goal: at most .60 (cutting a text is not simplifying it).",
+        "the half is rated easier (ties one half). Criterion: at most .60 (cutting a text is not simplifying it).",
         "",
     ]
     body = []
@@ -698,6 +809,13 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             + [_fmt(np.mean([p[rule][pr] for pr in prs])) for prs in (*plan.halves.values(), all_halves)]
             + ["≤ .60"]
         )
+    summarise(
+        "Half a source: mean p_output_easier of its first half",
+        "≤ .60",
+        {arts_row(rule): float(np.mean([p[rule][pr] for pr in all_halves])) for rule in RULES},
+        lambda v: v <= 0.60,
+        formulas=False,
+    )
     for r in rows:
         if r.startswith("arts"):
             continue
@@ -714,18 +832,20 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
     out += _table(
         ["measure"]
         + [f"{k} (n = {len(v)})" for k, v in plan.halves.items()]
-        + [f"all (n = {len(all_halves)})", "goal"],
+        + [f"all (n = {len(all_halves)})", "criterion"],
         body,
     )
 
     # 6. the scale
+    span: dict[str, float] = {}
+    levels_gap: dict[str, float] = {}
     out += [
         "",
         "## 6. The scale means something",
         "",
         f"Over the {len(paragraphs)} dev paragraphs (Cochrane abstracts and summaries, every OneStopEnglish text, "
-        "SciTLDR abstracts): the 5th and 95th percentiles and their difference (goal for `arts`: at least .5); "
-        "the median of the elementary and of the advanced OneStopEnglish texts and their difference (goal for "
+        "SciTLDR abstracts): the 5th and 95th percentiles and their difference (criterion for `arts`: at least .5); "
+        "the median of the elementary and of the advanced OneStopEnglish texts and their difference (criterion for "
         "`arts`: at least .15 apart, advanced harder).",
         "",
     ]
@@ -736,6 +856,8 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         el, ad = np.median(vec(r, g["elementary"])), np.median(vec(r, g["advanced"]))
         goal = "difference ≥ .5; advanced - elementary ≥ .15" if r.startswith("arts") else ""
         body.append([r, _fmt(p5), _fmt(p95), _fmt(p95 - p5), _fmt(el), _fmt(ad), _fmt(ad - el), goal])
+        if r.startswith("arts"):
+            span[r], levels_gap[r] = float(p95 - p5), float(ad - el)
     out += _table(
         [
             "measure",
@@ -745,9 +867,23 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
             "median, elementary",
             "median, advanced",
             "advanced - elementary",
-            "goal",
+            "criterion",
         ],
         body,
+    )
+    summarise(
+        "Scale: 95th minus 5th percentile of arts over the dev paragraphs",
+        "≥ .5",
+        span,
+        lambda v: v >= 0.5,
+        formulas=False,
+    )
+    summarise(
+        "Scale: median arts of advanced minus elementary OneStopEnglish texts",
+        "≥ .15",
+        levels_gap,
+        lambda v: v >= 0.15,
+        formulas=False,
     )
     out += ["", "Median (5th-95th percentile) per group:", ""]
     body = []
@@ -764,23 +900,31 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
     # 7. ARTS94 and one-sentence texts
     out += [
         "",
-        "## 7. Nothing else worse",
+        "## 7. Sentences and the human ratings",
         "",
         f"Spearman with the ARTS94 human majority's Elo (n = {len(plan.arts94)}; FRE negated so that positive = "
-        "agrees), 95% bootstrap interval over texts (2,000 resamples, seed 0). Goal for `arts`: at least .83.",
+        "agrees), 95% bootstrap interval over texts (2,000 resamples, seed 0). Criterion for `arts`: at least .83.",
         "",
     ]
     body = []
+    rho94: dict[str, float] = {}
     for r in rows:
         v = vec(r, plan.arts94)
         if r in EASIER_IF_HIGHER:
             v = -v
+        rho94[r] = float(spearmanr(v, plan.human94)[0])
         body.append([r, spearman_ci(v, plan.human94), "≥ .83" if r.startswith("arts") else ""])
-    out += _table(["measure", "Spearman (95% CI)", "goal"], body)
+    summarise("ARTS94: Spearman with the human majority", "≥ .83", rho94, lambda v: v >= 0.83)
+    out += _table(["measure", "Spearman (95% CI)", "criterion"], body)
     one = list(dict.fromkeys([*plan.arts94, *g["TLDRs"], *plan.long_sentences]))
     n_new = [len(split_sentences(t)) for t in one]
     n_old = [len(split_sentences(t, typographic_quotes=False)) for t in one]
     both = [t for t, a, b in zip(one, n_new, n_old) if a == 1 and b == 1]
+    # The default reads a text as its sentences, whitespace runs as one space: a one-sentence
+    # text written with a run of spaces is read without it (its score moves by the judge's
+    # reading of one character less), so it is counted apart.
+    as_written = [t for t in both if split_sentences(t) == [t]]
+    respaced = [t for t in both if split_sentences(t) != [t]]
     either = [t for t, a, b in zip(one, n_new, n_old) if (a == 1) != (b == 1)]
     team, default = (arts_row(rule) for rule in RULES)
 
@@ -792,17 +936,42 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         "Sentences untouched: the largest |arts(0.3 default) - arts(0.2 team)| over the one-sentence texts scored "
         f"(ARTS94 texts, TLDRs and the {LONG_SENTENCE_WORDS}+-word sentences that are one sentence; should be 0: "
         "a one-sentence text keeps its sentence's score). The two rules split with different splitters (0.3 reads "
-        "typographic quotes).",
+        "typographic quotes), and the default reads runs of spaces as one space.",
         "",
     ]
     out += _table(
-        ["texts", "n", "largest \\|Δarts\\|", "goal"],
+        ["texts", "n", "largest \\|Δarts\\|", "criterion"],
         [
-            ["one sentence under both splitters", str(len(both)), gap(both), "0"],
+            ["one sentence under both splitters, as written", str(len(as_written)), gap(as_written), "0"],
+            ["one sentence under both splitters, with a run of spaces", str(len(respaced)), gap(respaced), ""],
             ["one sentence under one splitter only", str(len(either)), gap(either), ""],
         ],
     )
-    return "\n".join(out)
+    untouched = float(np.max(np.abs(vec(default, as_written) - vec(team, as_written)))) if as_written else np.nan
+    summary.append(
+        [
+            f"Sentences untouched: largest \\|Δarts\\| on {len(as_written)} one-sentence texts, 0.3 vs 0.2 "
+            f"({len(respaced)} more with a run of spaces: {gap(respaced) or 'none'})",
+            "0",
+            "",
+            _fmt(untouched, 6),
+            "",
+            "yes" if untouched == 0 else "**no**",
+        ]
+    )
+    head = [
+        "## Summary",
+        "",
+        "Each criterion with the figure of release 0.2's rule and of the default, the best of FKGL, FRE and Dale-Chall "
+        "where the figure applies to them, and whether the default meets it. The sections below give "
+        "every figure with its construction, intervals and word count.",
+        "",
+        *_table(
+            ["figure", "criterion", "0.2 (team)", "0.3 (default)", "best formula", "the default meets it"], summary
+        ),
+        "",
+    ]
+    return "\n".join(head + out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         f"bootstrap over texts ({N_BOOT} resamples, seed 0). Margins: learned-2 (v2) or learned-1 (v1) minus the "
         "row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
         f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI. "
-        "The learned judges' rows read each text whole (as `long_texts=\"team\"` and `\"whole\"` do for texts "
+        'The learned judges\' rows read each text whole (as `long_texts="team"` and `"whole"` do for texts '
         f"of at most 400 characters); the `compute` row is the default scoring, which rates the {n_split} texts of "
         "two sentences as the word-weighted mean of their sentences.",
         "",

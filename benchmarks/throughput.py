@@ -60,8 +60,7 @@ def main() -> None:
     paragraphs = _paragraphs(args.dev_dir, args.paragraphs, rng)
     small = texts[:100]
     times: dict[str, list[float]] = {
-        k: []
-        for k in ("encode", "ours", "compute", "encode100", "ours100", "encode_par", "compute_par", "team_par")
+        k: [] for k in ("encode", "ours", "compute", "encode100", "ours100", "encode_par", "compute_par", "team_par")
     }
     for _ in range(args.repeats):
         for key, run in (
@@ -111,7 +110,7 @@ def main() -> None:
     print(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
     print(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
     print(
-        f"  compute(long_texts=\"team\"), release 0.2's rule: {rate['team_par']:8.1f} paragraphs/s; "
+        f'  compute(long_texts="team"), release 0.2\'s rule: {rate["team_par"]:8.1f} paragraphs/s; '
         f"default / team: {rate['compute_par'] / rate['team_par']:.2f}x (every text is cut into its sentences "
         "now, short ones included)"
     )

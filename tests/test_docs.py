@@ -202,3 +202,19 @@ def test_the_site_builds_strict_and_quotes_the_results(tmp_path):
     assert "score_texts" in api and "the texts to score" in api  # generated from the docstrings
     assert ":class:" not in api and not re.search(r"<code>[^<]*the texts to score", api)  # prose is not a type
     assert "usage: arts compare" in (site / "cli" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_documents_figures_the_readme_and_card_quote_are_in_the_benchmark_output():
+    """Every figure the README and the metric card give for documents is one that
+    ``benchmarks/documents.py`` printed in its last run."""
+    results = (REPO / "benchmarks" / "results" / "documents.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"(\d+\.\d)% of pairs", readme)
+    assert quoted, "the README quotes no documents figure"
+    for percent in quoted:
+        assert f"{float(percent) / 100:.3f}" in results, percent
+    card = (REPO / "metric_card.md").read_text(encoding="utf-8")
+    section = card.split("Measured on texts written by people at known levels", 1)[1].split("\n\n", 1)[0]
+    figures = re.findall(r"\b0\.\d{3}\b", section)
+    assert len(figures) >= 10
+    assert [f for f in figures if f not in results] == []

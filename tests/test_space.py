@@ -94,6 +94,8 @@ def test_space_carries_what_its_app_shows(space):
     assert "learned judge (learned-1, `learned:v1`)" in agreement and "| approach | Spearman |" in agreement
     assert "Learned judge (ours)" in approaches and "ARTS paper, Table 3" in approaches
     assert "missing" not in agreement + approaches and "@inproceedings{engelmann-etal-2024-arts" in cite
+    documents = app.documents_summary()  # the documents' figures travel with the Space
+    assert "missing" not in documents and "| figure | criterion | 0.2 (team) | 0.3 (default) |" in documents
     assert card.lstrip().startswith("# Metric Card for ARTS")  # the YAML header is not shown
     assert app.read_pairs_file(str(space / "examples" / "pairs.csv"))[0].count("\n") >= 2
     assert (space / "examples" / "compare" / "sources.txt").is_file()
@@ -231,3 +233,21 @@ def test_the_about_tab_says_how_long_texts_are_scored():
     assert 'long_texts="team"' in LONG_TEXTS and "release 0.2" in LONG_TEXTS
     assert "sentence by sentence" in LONG_TEXTS and "arts score --sentences" in LONG_TEXTS
     assert re.findall(r"\d+(?:\.\d+)?", LONG_TEXTS) == ["0.2"]  # no figures: those live in the results
+
+
+def test_the_about_tab_shows_the_documents_summary_from_the_results_file(tmp_path):
+    from arts_metric.space_app import SpaceFiles, documents_summary
+
+    results = Path(__file__).resolve().parent.parent / "benchmarks" / "results" / "documents.md"
+    text = results.read_text(encoding="utf-8")
+    summary = text.split("## Summary\n", 1)[1].split("\n## ", 1)[0].strip()
+    shown = documents_summary()
+    assert summary in shown and "known levels" in shown
+    assert "## 1. Repetition" not in shown  # the summary only; the sections are in the docs
+    # a changed results file changes what the tab shows; a missing one is named
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "results" / "documents.md").write_text(
+        "# t\n\n## Summary\n\n| figure | goal |\n|---|---|\n| x | 1 |\n\n## 1. Next\n", encoding="utf-8"
+    )
+    assert documents_summary(SpaceFiles(tmp_path)).endswith("| figure | goal |\n|---|---|\n| x | 1 |")
+    assert "is missing" in documents_summary(SpaceFiles(tmp_path / "nowhere"))

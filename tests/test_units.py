@@ -24,12 +24,12 @@ from ladder import ladder_pool
 
 from arts_metric.config import ScoringConfig
 from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score, team_rating
+from arts_metric.features import words
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement import place, system_interval
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer
 from arts_metric.scoring import score_texts
-from arts_metric.features import words
 from arts_metric.segment import chunk_text, sentence_units, team_units
 from arts_metric.units import mean_rating, place_texts
 
@@ -551,8 +551,9 @@ def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(po
 def test_return_sentences_gives_each_texts_sentences_in_reading_order(pool):
     judge = SentenceScoreJudge()
     doc = " ".join([HARD, *EASY[:2]])
-    out = score_texts(["", doc], sources=[EASY[3], HARD], judge=judge, pool=pool, formulas=[], empty="score",
-                      return_sentences=True)
+    out = score_texts(
+        ["", doc], sources=[EASY[3], HARD], judge=judge, pool=pool, formulas=[], empty="score", return_sentences=True
+    )
     assert out["sentences"][0] == []  # an empty text has no sentence
     rows = out["sentences"][1]
     assert [r["text"] for r in rows] == [HARD, *EASY[:2]]

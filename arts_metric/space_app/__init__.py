@@ -44,7 +44,14 @@ at most ``ARTS_SPACE_MAX_TEXTS`` texts (default 2000).
 | :mod:`~arts_metric.space_app.layout` | the page and its wiring |
 """
 
-from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, card_section
+from arts_metric.space_app.about import (
+    DEFAULT_FILES,
+    LONG_TEXTS,
+    SpaceFiles,
+    about_markdown,
+    card_section,
+    documents_summary,
+)
 from arts_metric.space_app.actions import compare, compare_pairs, score, system_names
 from arts_metric.space_app.calls import call_package, hide_endpoint
 from arts_metric.space_app.figures import pairs_figure, pool_figure, pool_rating
@@ -64,6 +71,7 @@ __all__ = [
     "Settings",
     "SpaceFiles",
     "about_markdown",
+    "documents_summary",
     "build_app",
     "call_package",
     "card_section",

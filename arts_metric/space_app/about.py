@@ -36,6 +36,11 @@ class SpaceFiles:
         return self.root / "benchmarks" / "results" / "learned_judge_accuracy.md"
 
     @property
+    def documents(self) -> Path:
+        """How documents are scored, measured on texts written at known levels."""
+        return self.root / "benchmarks" / "results" / "documents.md"
+
+    @property
     def all_approaches(self) -> Path:
         """Every approach's agreement, beside the ARTS paper's Table 3."""
         return self.root / "benchmarks" / "results" / "arts94_metrics.md"
@@ -83,6 +88,23 @@ def _results(path: Path, root: Path) -> str:
         return f"_{path.relative_to(root)} is missing from this folder (`arts publish-space` copies it)._"
     body = path.read_text(encoding="utf-8").split("\n", 1)[1].strip()
     return "\n\n".join(p for p in re.split(r"\n\s*\n", body) if not INTERNALS.search(p))
+
+
+def documents_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
+    """The summary of ``benchmarks/results/documents.md`` (each goal for documents, release 0.2's
+    figure, the default's and the best formula's), or a note that the file is missing."""
+    path = files.documents
+    if not path.is_file():
+        return f"_{path.relative_to(files.root)} is missing from this folder (`arts publish-space` copies it)._"
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"^## Summary\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
+    if match is None:
+        return f"_{path.relative_to(files.root)} has no summary._"
+    return (
+        "Measured on texts written by people at known levels (Cochrane abstracts and their plain-language "
+        "summaries, OneStopEnglish news at three levels, SciTLDR abstracts and one-sentence summaries):\n\n"
+        + match.group(1).strip()
+    )
 
 
 def about_markdown(files: SpaceFiles = DEFAULT_FILES) -> tuple[str, str, str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import gradio as gr
 
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
-from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown
+from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, documents_summary
 from arts_metric.space_app.actions import compare, compare_pairs, score
 from arts_metric.space_app.inputs import read_pairs_file
 from arts_metric.space_app.settings import (
@@ -201,6 +201,8 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                 with gr.Accordion("Every approach, beside the ARTS paper's Table 3", open=False):
                     gr.Markdown(approaches, elem_id="approaches")
                 gr.Markdown("## How long texts are scored\n" + LONG_TEXTS, elem_id="long-texts")
+                with gr.Accordion("How well it works on documents", open=False):
+                    gr.Markdown(documents_summary(files), elem_id="documents")
                 gr.Markdown("## How to cite\n" + cite, elem_id="cite")
                 with gr.Accordion("The metric card", open=False):
                     gr.Markdown(card, elem_id="card")
