@@ -3,19 +3,23 @@
 - :func:`resolve_device` turns ``"auto"`` into ``"cuda"`` when a CUDA GPU is
   visible to torch and ``"cpu"`` otherwise, and checks ``"cpu"`` / ``"cuda"`` /
   ``"cuda:N"``.
-- :func:`cpu_threads` is the number of torch threads one process encodes with.
-  Torch's own default (one thread per core) oversubscribes a machine whose cores
-  are busy: a thread that waits for a busy core stalls every forward pass, and a
-  loaded 2-core machine then encodes several times slower with 2 threads than
-  with 1. The default here is half the cores this process may run on, shared
-  among the processes that score together, and at least one; ``threads=``
-  (``--threads``) overrides it, never above the process's share of the cores.
+- :func:`cpu_threads` is the number of threads one process encodes with: how many
+  encoder passes run at once, each on one torch thread. The default is every core
+  this process may run on, shared among the processes the library starts to score
+  together (``num_proc`` workers, Ray actors), and at least one; ``threads=``
+  (``--threads``) overrides it, never above the process's share of the cores. Passes
+  on threads of their own do not wait for each other: torch's threads inside one
+  pass did, so on a busy machine a thread waiting for a core stalled every pass (a
+  loaded 2-core machine encoded several times slower with 2 torch threads than with
+  1, which is why releases up to 0.2 defaulted to half the cores).
 - :func:`limit_threads` applies a thread count for the duration of a block and
   restores the caller's.
 
 The thread count never changes a score: every forward pass has a fixed shape
-(:func:`arts_metric.judges.learned.encoder.encoder_passes`), and scores are the
-same bit for bit with 1, 2 or 3 threads (tests/test_device.py).
+(:func:`arts_metric.judges.learned.encoder.encoder_passes`) and runs on one torch
+thread, so scores are the same bit for bit with 1, 2 or 4 threads
+(tests/test_device.py; a matrix kernel given several threads splits its sums by the
+thread count).
 """
 
 from __future__ import annotations
@@ -65,10 +69,11 @@ def resolve_device(device: str) -> str:
 
 
 def cpu_threads(requested: int | None = None, processes: int = 1) -> int:
-    """Torch threads for one of ``processes`` processes scoring together on this machine.
+    """Encoder threads (passes at once) for one of ``processes`` processes scoring together on
+    this machine.
 
     The share of one process is ``usable_cores() // processes`` (at least 1); the
-    default is half of it (at least 1), ``requested`` is used up to that share. A process
+    default is that share, ``requested`` is used up to it. A process
     forked from another (``Dataset.map``'s workers) uses one thread: OpenMP's threads do
     not survive a fork, and more would hang its first forward pass.
     """
@@ -79,7 +84,7 @@ def cpu_threads(requested: int | None = None, processes: int = 1) -> int:
     if _STATE["forked"]:
         return 1
     share = max(1, usable_cores() // processes)
-    return min(requested, share) if requested is not None else max(1, share // 2)
+    return min(requested, share) if requested is not None else share
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ import evaluate
 import numpy as np
 
 from arts_metric.data import find_dev_dir, load_pool_rows
+from arts_metric.device import usable_cores
 from arts_metric.judges import get_judge, learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
@@ -65,10 +66,10 @@ def main() -> None:
     for _ in range(args.repeats):
         for key, run in (
             ("encode", lambda: embed_texts(texts)),
-            ("ours", lambda: sentence_embeddings(texts)),
+            ("ours", lambda: sentence_embeddings(texts, workers=usable_cores())),
             ("compute", lambda: metric.compute(predictions=texts)),
             ("encode100", lambda: embed_texts(small)),
-            ("ours100", lambda: sentence_embeddings(small)),
+            ("ours100", lambda: sentence_embeddings(small, workers=usable_cores())),
             ("encode_par", lambda: embed_texts(paragraphs)),
             ("compute_par", lambda: metric.compute(predictions=paragraphs)),
             ("team_par", lambda: metric.compute(predictions=paragraphs, long_texts="team")),

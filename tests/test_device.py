@@ -1,6 +1,7 @@
 """The learned judge's device and CPU threads: auto/cpu/cuda, a thread count that never
 oversubscribes the cores (also in score_dataset's worker processes), and scores that do not
-depend on the thread count."""
+depend on the thread count, bit for bit (each encoder pass runs on one torch thread; the
+thread count is how many passes run at once)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_resolve_device():
 
 def test_cpu_threads_never_exceed_a_process_share_of_the_cores():
     cores = usable_cores()
-    assert cpu_threads() == max(1, cores // 2)
+    assert cpu_threads() == cores  # one process uses every core it may
     assert cpu_threads(64) == cores
     for processes in (1, 2, 3, cores, 4 * cores):
         share = max(1, cores // processes)
@@ -57,7 +58,8 @@ def test_limit_threads_restores_the_callers_count():
 
 
 class RecordingJudge(LearnedJudge):
-    """The learned judge, appending the torch thread count of every encoder call to a file."""
+    """The learned judge, appending how many encoder passes it runs at once to a file at every
+    encoder call."""
 
     def __init__(self, record: str, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -65,7 +67,7 @@ class RecordingJudge(LearnedJudge):
 
     def _represent(self, texts):
         with open(self.record, "a") as fh:
-            fh.write(f"{torch.get_num_threads()}\n")
+            fh.write(f"{self.threads_in_use}\n")
         return super()._represent(texts)
 
 
@@ -134,3 +136,40 @@ def test_cli_threads_and_device_options(tmp_path):
     assert wrong.returncode != 0 and "--threads apply to the learned judge" in wrong.stderr
     zero = run("--threads", "0")
     assert zero.returncode != 0 and "--threads must be a positive integer" in zero.stderr
+
+
+def test_every_pass_runs_on_one_torch_thread_and_the_callers_count_is_restored(monkeypatch):
+    from arts_metric.judges.learned import encoder
+
+    seen = []
+    model = encoder.load_encoder("cpu")[0].auto_model
+    forward = type(model).forward
+
+    def recording_forward(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(model), "forward", recording_forward)
+    before = torch.get_num_threads()
+    with limit_threads(2):
+        encoder.sentence_embeddings(_texts() * 4, workers=2)
+        assert torch.get_num_threads() == 2
+    assert torch.get_num_threads() == before
+    assert seen and set(seen) == {1}
+
+
+def test_300_texts_score_the_same_bit_for_bit_with_1_2_and_4_threads(data_dir):
+    from arts_metric.data import load_pool_rows
+    from arts_metric.judges.learned import encoder
+
+    rows = load_pool_rows("arts3000", data_dir)
+    texts = [rows[i]["text"] for i in range(0, 3000, 10)] + [
+        "The lessee shall indemnify the lessor against all liabilities arising hereunder."
+    ]
+    assert len(texts) == 301
+    vectors = {w: encoder.sentence_embeddings(texts, workers=w) for w in (1, 2, 4)}
+    assert np.array_equal(vectors[1], vectors[2]) and np.array_equal(vectors[1], vectors[4])
+    # the judge at the thread counts this machine allows (at most its cores), and v2's layers
+    for version in ("v1", "v2"):
+        scores = [LearnedJudge(version, threads=t).score(texts) for t in (1, 2, 4)]
+        assert np.array_equal(scores[0], scores[1]) and np.array_equal(scores[0], scores[2])

@@ -25,6 +25,7 @@ from arts_metric.llm.strategies import PairwiseStrategy
 from arts_metric.placement import place
 from arts_metric.pool import pool_from_rows
 from arts_metric.scorer import Scorer
+from arts_metric.segment import sentence_units
 from arts_metric.units import place_texts
 
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.05)
@@ -340,7 +341,8 @@ def test_pointwise_placement_counts_and_caches_the_pool_scores(make_server, arts
     texts, rows = arts94
     recorded = {r["index"]: r["answer"] for r in arts_data.load_pointwise("arts94", GPT4, data_dir)}
     server = make_server(texts, pointwise=recorded)
-    news = texts[:3]
+    # three texts of one sentence each: one unit, one recorded answer each
+    news = [t for t in texts if len(sentence_units(t)) == 1][:3]
     judge = _judge(server, tmp_path, strategy="pointwise")
     placed = place_texts(news, Scorer.prepare(ScoringConfig(), judge, pool_from_rows(rows)))
     assert placed.method == "exhaustive" and np.isfinite(placed.arts).all()

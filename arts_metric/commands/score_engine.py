@@ -26,8 +26,8 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--threads",
         type=int,
-        help="learned judge: torch threads on the CPU (per actor with --engine ray; default: half the cores, "
-        "at least 1; never changes a score)",
+        help="learned judge: encoder passes run at once on the CPU, one torch thread each (per actor with --engine "
+        "ray; default: every core, shared among actors; never changes a score)",
     )
     g.add_argument(
         "--device",

@@ -9,12 +9,16 @@ text's values do not depend on what it is encoded with.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 import numpy as np
+
+from arts_metric.device import limit_threads
 
 MAX_WORD_PIECES = 254
 EMBED_DIM = 384
@@ -131,9 +135,12 @@ def encoder_passes(lengths: Sequence[int], device: str = "cpu") -> list[tuple[in
     return passes
 
 
-def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: str, progress: bool) -> np.ndarray:
+def _pooled_hidden_states(
+    texts: Sequence[str], layers: Sequence[int], device: str, progress: bool, workers: int = 1
+) -> np.ndarray:
     """Mean-pooled hidden states of ``layers``, concatenated, computed so that a text's
-    values are a function of the text alone (bit for bit on one machine and thread count).
+    values are a function of the text alone (bit for bit on one machine, with any number
+    of ``workers``).
 
     CPU matrix kernels round differently for different matrix shapes: a text encoded in
     a padded batch differs from the same text alone in the 7th digit. Here every forward
@@ -145,6 +152,13 @@ def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: s
     copies fill sparse lengths (4% more word pieces than 1,000 ARTS3000 texts have, 37%
     for 100, against 12% of padding in sentence-transformers' sorted batches); at most
     4 rows per pass keeps that small (``benchmarks/throughput.py``).
+
+    On the CPU every pass runs on one torch thread, and ``workers`` passes run at once
+    (Python threads; torch releases the GIL inside its kernels). A matrix kernel given
+    several threads splits its sums differently for different thread counts (a text's
+    values then moved in the 7th digit between 1 and 2 threads); one thread per pass
+    keeps every value the same whatever ``workers`` is, and on 2 cores it encodes faster
+    than one pass on 2 threads (``benchmarks/throughput.py``).
     """
     import torch
     from tqdm.auto import tqdm
@@ -158,8 +172,10 @@ def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: s
     model = enc[0].auto_model if depth == 6 else _truncated_transformer(depth, device)
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
     passes = encoder_passes([len(row) for row in ids], device)
-    with torch.inference_mode():
-        for real, full in tqdm(passes, desc="learned judge", disable=not progress, leave=False, unit="pass"):
+
+    def run(one_pass: tuple[int, list[int]]) -> tuple[list[int], np.ndarray]:
+        real, full = one_pass
+        with torch.inference_mode():  # thread-local: entered in the thread that runs the pass
             input_ids = torch.tensor([ids[i] for i in full], device=device)
             hidden = model(
                 input_ids=input_ids,
@@ -168,22 +184,39 @@ def _pooled_hidden_states(texts: Sequence[str], layers: Sequence[int], device: s
                 output_hidden_states=True,
             ).hidden_states
             pooled = torch.cat([hidden[k].mean(dim=1) for k in layers], dim=1)
-            out[full[:real]] = pooled[:real].float().cpu().numpy()
+            return full[:real], pooled[:real].float().cpu().numpy()
+
+    with contextlib.ExitStack() as stack:
+        bar = stack.enter_context(
+            tqdm(total=len(passes), desc="learned judge", disable=not progress, leave=False, unit="pass")
+        )
+        if device == "cpu":
+            stack.enter_context(limit_threads(1))  # before any pass starts
+        if device == "cpu" and workers > 1:
+            results = stack.enter_context(ThreadPoolExecutor(max_workers=workers)).map(run, passes)
+        else:
+            results = map(run, passes)
+        for rows, values in results:
+            out[rows] = values
+            bar.update()
     return out
 
 
-def sentence_embeddings(texts: Sequence[str], device: str = "cpu", progress: bool = False) -> np.ndarray:
+def sentence_embeddings(
+    texts: Sequence[str], device: str = "cpu", progress: bool = False, workers: int = 1
+) -> np.ndarray:
     """MiniLM sentence embeddings as the judges read them, ``(n, 384)`` float32, unit
     length: the all-MiniLM-L6-v2 recipe (mean of the last layer over all word pieces,
     then L2-normalised; past 256 word pieces cut), in batch-independent forward passes
-    (:func:`_pooled_hidden_states`). Equal to :func:`embed_texts` up to float noise."""
-    mean = _pooled_hidden_states(texts, [6], device, progress)
+    (:func:`_pooled_hidden_states`; ``workers`` passes at once on the CPU, which changes no
+    value). Equal to :func:`embed_texts` up to float noise."""
+    mean = _pooled_hidden_states(texts, [6], device, progress, workers)
     norm = np.maximum(np.sqrt(np.einsum("ij,ij->i", mean, mean, dtype=np.float64)), 1e-12)
     return (mean / norm[:, None]).astype(np.float32)
 
 
 def layer_means(
-    texts: Sequence[str], layers: Sequence[int], device: str = "cpu", progress: bool = False
+    texts: Sequence[str], layers: Sequence[int], device: str = "cpu", progress: bool = False, workers: int = 1
 ) -> np.ndarray:
     """Mean-pooled MiniLM hidden states of ``layers`` (0 = token embeddings, 6 = the
     last layer), concatenated: ``(n, 384 * len(layers))`` float32.
@@ -197,4 +230,4 @@ def layer_means(
     layers = [int(k) for k in layers]
     if not layers or min(layers) < 0 or max(layers) > 6:
         raise ValueError(f"layers must be MiniLM layer numbers 0-6, got {layers}")
-    return _pooled_hidden_states(texts, layers, device, progress)
+    return _pooled_hidden_states(texts, layers, device, progress, workers)

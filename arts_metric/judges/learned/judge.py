@@ -3,7 +3,6 @@ GPT-4 Elo scale, with a close-pair head for near-paraphrases."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import warnings
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import expit
 
-from arts_metric.device import cpu_threads, limit_threads, resolve_device
+from arts_metric.device import cpu_threads, resolve_device
 from arts_metric.features import text_features
 from arts_metric.inputs import check_text_list
 from arts_metric.judges.base import Decision, PointwiseJudge
@@ -43,8 +42,9 @@ class LearnedJudge(PointwiseJudge):
         the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. On a GPU, scores differ from the
         CPU's in the last digits (within 5e-6 in ARTS, a few thousandths of an Elo point) and
         the signature names the device.
-    threads : torch threads on the CPU (default: half the cores this process may use,
-        at least one; see :func:`arts_metric.device.cpu_threads`). Never changes a score.
+    threads : encoder passes run at once on the CPU, each on one torch thread (default:
+        every core this process may use, shared among the workers the library starts; see
+        :func:`arts_metric.device.cpu_threads`). Never changes a score, bit for bit.
     progress : show a progress bar (default: for 2,000 texts or more).
     """
 
@@ -113,7 +113,7 @@ class LearnedJudge(PointwiseJudge):
 
     @property
     def threads_in_use(self) -> int:
-        """The torch threads this judge encodes with on the CPU."""
+        """The encoder passes this judge runs at once on the CPU (each on one torch thread)."""
         return cpu_threads(self.threads, self.processes)
 
     def _show_progress(self, n: int) -> bool:
@@ -123,11 +123,7 @@ class LearnedJudge(PointwiseJudge):
         """MiniLM sentence embeddings as the judge reads them (:func:`sentence_embeddings`,
         batch-independent), ``(n, 384)`` float32, unit length."""
         texts = list(texts)
-        with self._threads():
-            return sentence_embeddings(texts, self.device, self._show_progress(len(texts)))
-
-    def _threads(self) -> contextlib.AbstractContextManager:
-        return limit_threads(self.threads_in_use) if self.device == "cpu" else contextlib.nullcontext()
+        return sentence_embeddings(texts, self.device, self._show_progress(len(texts)), self.threads_in_use)
 
     def _warn_truncated(self, texts: Sequence[str]) -> None:
         # Within max_chars a text can still exceed 254 word pieces (digits, rare scripts);
@@ -151,15 +147,14 @@ class LearnedJudge(PointwiseJudge):
     def _inputs(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, len(self.model.x_mean)), dtype=np.float32)
-        with self._threads():
-            rep = self._represent(texts)
+        rep = self._represent(texts)
         return np.hstack([rep, text_features(texts)])
 
     def _represent(self, texts: list[str]) -> np.ndarray:
-        """MiniLM's part of the model inputs (run within the judge's thread count)."""
+        """MiniLM's part of the model inputs (:attr:`threads_in_use` passes at once on the CPU)."""
         if self.model.layers is None:
             return self.embed(texts)
-        return layer_means(texts, self.model.layers, self.device, self._show_progress(len(texts)))
+        return layer_means(texts, self.model.layers, self.device, self._show_progress(len(texts)), self.threads_in_use)
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """Latent difficulty per text in Elo points (GPT-4 ARTS3000 scale, 1200 = average,
