@@ -414,3 +414,28 @@ def test_sentences_are_refused_where_they_cannot_be_written(tmp_path, flags, why
     line = _one_error_line(run("score", str(src), "--sentences", "--no-progress", *flags))
     assert line.startswith("arts score: error: --sentences") and why in line, line
     assert list(tmp_path.iterdir()) == [src]
+
+
+@pytest.mark.parametrize(
+    "out, flags, why",
+    [
+        (
+            "scores.csv",
+            [],
+            "--engine ray writes one .jsonl or .parquet file, or one part file per shard into a folder (--out DIR/)",
+        ),
+        (
+            "scores.jsonl",
+            ["--out-format", "parquet"],
+            "--out-format parquet is for a folder of part files (--out DIR/)",
+        ),
+        ("missing/scores.parquet", [], "the folder {tmp}/missing does not exist"),
+    ],
+)
+def test_ray_out_that_is_neither_one_file_nor_a_folder_is_one_line(tmp_path, out, flags, why):
+    """Refused before Ray starts: nothing is scored and nothing is written."""
+    src = tmp_path / "in.txt"
+    src.write_text(TEXTS[0] + "\n")
+    line = _one_error_line(run("score", str(src), "--engine", "ray", "--out", f"{tmp_path}/{out}", *flags))
+    assert line.startswith(f"arts score: error: --out {tmp_path}/{out}") and why.format(tmp=tmp_path) in line, line
+    assert list(tmp_path.iterdir()) == [src]

@@ -223,6 +223,33 @@ def test_cli_engine_ray_joins_a_cluster_and_writes_shards(cluster, texts, refere
     assert again.returncode == 0 and "4 shards already written, 0 texts scored now" in again.stderr
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_cli_engine_ray_out_file_is_one_file_in_input_order(cluster, texts, reference, tmp_path, suffix):
+    """--out NAME.jsonl / NAME.parquet is one file of that format, rows in input order; the part
+    files live in NAME.SUFFIX.parts/ while scoring (a stopped run resumes there) and go once gathered."""
+    src = _write_jsonl(tmp_path / "in.jsonl", texts)
+    out = tmp_path / f"scores{suffix}"
+    parts = tmp_path / f"scores{suffix}.parts"
+    args = ["--actors", "2", "--shard-rows", "9"]
+    if suffix == ".parquet":  # a run stopped with shard 1 in flight: the same command scores only that shard
+        score_files([str(src)], str(parts), shard_rows=9, actors=2, fmt="parquet")
+        (parts / "part-00001.parquet").unlink()
+    address = ray.get_runtime_context().gcs_address
+    cmd = [ARTS, "score", str(src), "--engine", "ray", "--address", address, "--out", str(out), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    scored = "3 shards already written, 9 texts scored now" if suffix == ".parquet" else "0 shards already written"
+    assert f"{len(texts)} texts in 4 shards gathered into {out} ({scored}" in proc.stderr, proc.stderr[-2000:]
+    assert out.is_file() and sorted(tmp_path.iterdir()) == [src, out]  # the part folder is gone
+    if suffix == ".parquet":
+        got = pd.read_parquet(out)
+    else:
+        got = pd.DataFrame([json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()])
+    assert list(got["id"]) == list(range(len(texts)))  # input order, as written: not sorted here
+    assert list(got["source_line"]) == list(range(1, len(texts) + 1))
+    _same(got, reference)
+
+
 def test_cli_engine_ray_prints_what_an_llm_judge_sent_over_all_actors(cluster, tmp_path):
     """`arts score --engine ray` prints the request line of `arts score`, summed over the actors:
     the numbers are the test server's count of chat requests."""

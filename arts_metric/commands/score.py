@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         "-o",
-        help="output file (.jsonl, .json or .csv; other suffixes are refused; default: JSON lines on stdout)",
+        help="output file (.jsonl, .json or .csv; other suffixes are refused; default: JSON lines on stdout); "
+        "with --engine ray: one .jsonl or .parquet file, or DIR/ for one part file per shard",
     )
     p.add_argument("--field", default="text", help="name of the text field in .jsonl/.csv input (default: text)")
     add_setting_flags(p)

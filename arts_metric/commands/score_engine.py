@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.config import ScoringConfig
@@ -18,8 +20,9 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
         choices=("local", "ray"),
         default="local",
         help="local: this process (default); ray: Ray Data actors, streaming INPUT (a file or a folder of "
-        ".txt/.jsonl/.parquet files) shard by shard into the --out folder, skipping shards written by an "
-        "earlier run (needs pip install 'arts-metric[ray]')",
+        ".txt/.jsonl/.parquet files) shard by shard, skipping shards written by an earlier run, into --out: "
+        "NAME.jsonl or NAME.parquet for one file in input order, or DIR/ (a name without a suffix, or an "
+        "existing folder) for one part file per shard (needs pip install 'arts-metric[ray]')",
     )
     g.add_argument("--address", help="--engine ray: the Ray cluster to join (default: start one on this machine)")
     g.add_argument("--actors", type=int, help="--engine ray: actors scoring at once (default: one per GPU, else CPUs)")
@@ -40,8 +43,9 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--out-format",
         choices=("parquet", "jsonl"),
-        default="parquet",
-        help="--engine ray: the format of the shard files in the --out folder (default parquet)",
+        default=None,
+        help="--engine ray with --out DIR/: the format of the part files (default parquet); a file "
+        "--out NAME.jsonl or NAME.parquet takes the format of its suffix",
     )
 
 
@@ -59,16 +63,74 @@ def judge_settings(args: argparse.Namespace, config: ScoringConfig) -> ScoringCo
     return config.replace(judge_options={**config.judge_options, **options})
 
 
+#: The one-file ``--out`` suffixes of ``--engine ray`` and their format.
+RAY_FILES = {".jsonl": "jsonl", ".parquet": "parquet"}
+
+
+def ray_out(out: str, out_format: str | None) -> tuple[Path, Path | None, str]:
+    """Where ``--engine ray`` writes ``--out``, checked before any scoring.
+
+    ``DIR/``, an existing folder or a name without a suffix is a folder of part files in
+    ``out_format`` (default parquet); ``NAME.jsonl`` / ``NAME.parquet`` is one file of that
+    format, scored into the folder ``NAME.jsonl.parts/`` first.
+
+    Parameters
+    ----------
+    out : str
+        The ``--out`` argument.
+    out_format : str or None
+        The ``--out-format`` argument (None when not given).
+
+    Returns
+    -------
+    tuple of (Path, Path or None, str)
+        The folder of part files, the one file (None for a folder ``--out``) and the format.
+
+    Raises
+    ------
+    CLIError
+        Another suffix, an ``out_format`` that is not the file's, or a parent folder that is
+        missing or read-only.
+    """
+    from arts_metric.distributed.gather import parts_folder
+
+    path = Path(out)
+    if out.endswith(("/", os.sep)) or path.is_dir() or not path.suffix:
+        return path, None, out_format or "parquet"
+    fmt = RAY_FILES.get(path.suffix.lower())
+    if fmt is None:
+        raise CLIError(
+            f"--out {out}: --engine ray writes one {' or '.join(RAY_FILES)} file, or one part file per "
+            f"shard into a folder (--out DIR/)"
+        )
+    if out_format not in (None, fmt):
+        raise CLIError(
+            f"--out {out} is a {path.suffix} file; --out-format {out_format} is for a folder of part files "
+            f"(--out DIR/)"
+        )
+    if not path.parent.is_dir():
+        raise CLIError(f"--out {out}: the folder {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise CLIError(f"--out {out} cannot be written: the folder {path.parent} is read-only")
+    parts = parts_folder(path)
+    if parts.exists() and not parts.is_dir():
+        raise CLIError(f"--out {out}: {parts} is a file; the part files go to that folder while scoring")
+    return parts, path, fmt
+
+
 def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
-    """``arts score --engine ray``: score INPUT into the ``--out`` folder on a Ray cluster."""
+    """``arts score --engine ray``: score INPUT on a Ray cluster into ``--out``, one file or a folder."""
     from tqdm import tqdm
 
     from arts_metric.llm.report import request_summary
 
     if not args.out:
-        raise CLIError("--engine ray writes shard files: give --out FOLDER")
+        raise CLIError(
+            "--engine ray needs --out: NAME.jsonl or NAME.parquet for one file, or DIR/ for one part file per shard"
+        )
     if args.input == "-":
         raise CLIError("--engine ray reads files, not stdin: give a file or a folder")
+    folder, single, fmt = ray_out(args.out, args.out_format)
     for name in ("actors", "shard_rows"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -99,9 +161,9 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
     try:
         counts = score_files(
             [args.input],
-            args.out,
+            str(folder),
             field=args.field,
-            fmt=args.out_format,
+            fmt=fmt,
             shard_rows=args.shard_rows,
             actors=args.actors,
             threads=args.threads or 1,
@@ -114,8 +176,11 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
     finally:
         bar.close()
         ray.shutdown()
+    where = f"under {folder}" if single is None else f"gathered into {single}"
+    if single is not None:
+        _gather(folder, counts["shards"], fmt, single)
     print(
-        f"{counts['rows']} texts in {counts['shards']} shards under {args.out} "
+        f"{counts['rows']} texts in {counts['shards']} shards {where} "
         f"({counts['skipped']} shards already written, {counts['rows_scored']} texts scored now)",
         file=sys.stderr,
     )
@@ -124,3 +189,20 @@ def run_ray(args: argparse.Namespace, config: ScoringConfig) -> int:
     if requests:  # an LLM judge: what the actors paid for, summed
         print(f"requests: {requests}", file=sys.stderr)
     return 0
+
+
+def _gather(parts: Path, shards: int, fmt: str, out: Path) -> None:
+    """The part files of ``parts`` into the one file ``out``, then the folder removed."""
+    from arts_metric.distributed.gather import gather_parts, remove_parts
+
+    try:
+        gather_parts(parts, shards, fmt, out)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    except OSError as exc:
+        raise CLIError(
+            f"cannot write {out}: {exc.strerror or exc}; the scores stay in {parts}/, and the same command "
+            "run again writes the file without scoring them again"
+        ) from None
+    if not remove_parts(parts, shards, fmt):
+        print(f"kept {parts}/: it holds files of its own beside the part files", file=sys.stderr)

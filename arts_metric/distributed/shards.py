@@ -191,9 +191,9 @@ def check_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
             diff = sorted(k for k in set(found) | set(manifest) if found.get(k) != manifest.get(k))
             raise ValueError(
                 f"{out_dir} holds the output of another run (different {', '.join(diff)}); "
-                "give a new --out folder, or remove this one to start again"
+                "give another --out, or remove this folder to start again"
             )
         return
     if any(out_dir.glob("part-*")):
-        raise ValueError(f"{out_dir} holds part-* files of an unknown run; give a new --out folder")
+        raise ValueError(f"{out_dir} holds part-* files of an unknown run; give another --out")
     path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
