@@ -13,6 +13,11 @@ bar from ``datasets``) and returns the dataset with four new columns:
   calibration and a pointwise judge's scoring of the pool are shared, so
   they are in no row).
 
+A text without a word (:mod:`arts_metric.wordless`: punctuation, digits or
+symbols only, or a letter alone) is not sent to the judge: it gets ``arts``
+1.0 (the hardest end), ``arts_elo`` at the top of the pool's scale, no
+interval and 0 judge calls, with a warning naming its row, as in ``compute()``.
+
 Rows whose text got no usable judge answer get ``None`` (also rows whose
 judge request failed: a rerun fills them in from the judge's cache and new
 requests). Long texts are cut into sentence units exactly as ``compute()``
@@ -37,6 +42,8 @@ from arts_metric.llm.budget import Budget
 from arts_metric.pool import Pool
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
+from arts_metric.userwarnings import warn as warn_user
+from arts_metric.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 
 COLUMNS = ("arts", "arts_elo", "interval", "judge_calls")
 
@@ -52,19 +59,24 @@ def score_columns(texts: list, scorer: Scorer, labels: list[str], label: str, pr
     for text, where in zip(texts, labels):
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"{where}: the text is empty, missing or not a string ({text!r:.60})")
-    placed = place_texts(texts, scorer, label=label)
-    iv = placed.arts_interval
-    if iv is None:
-        intervals = [None] * len(texts)
-    else:
-        intervals = [None if math.isnan(lo) else [float(lo), float(hi)] for lo, hi in iv]
+    fixed = wordless_indices(texts)
+    if fixed:
+        shown = "; ".join(labels[i] for i in fixed[:10]) + (f" and {len(fixed) - 10} more" if len(fixed) > 10 else "")
+        warn_user(f"texts without a word (fewer than two letters in a row) {RULE}: {shown}")
+    keep = sorted(set(range(len(texts))) - set(fixed))
+    arts: list = [WORDLESS_ARTS] * len(texts)
+    elo: list = [top_rating(scorer.pool.ratings)] * len(texts)
+    intervals: list = [None] * len(texts)  # no placement: no sampling interval
+    calls = [0] * len(texts)
+    if keep:
+        placed = place_texts([texts[i] for i in keep], scorer, names=[f"{label}[{i}]" for i in keep])
+        iv = placed.arts_interval
+        for k, i in enumerate(keep):
+            arts[i], elo[i], calls[i] = _num(placed.arts[k]), _num(placed.arts_elo[k]), placed.calls_per_text[k]
+            if iv is not None and not math.isnan(iv[k][0]):
+                intervals[i] = [float(iv[k][0]), float(iv[k][1])]
     names = [prefix + c for c in COLUMNS]
-    return {
-        names[0]: [_num(x) for x in placed.arts],
-        names[1]: [_num(x) for x in placed.arts_elo],
-        names[2]: intervals,
-        names[3]: placed.calls_per_text,
-    }
+    return {names[0]: arts, names[1]: elo, names[2]: intervals, names[3]: calls}
 
 
 def score_dataset(
@@ -80,21 +92,37 @@ def score_dataset(
 ) -> Any:
     """Return ``dataset`` with ARTS score columns for ``text_column``.
 
-    Args:
-        dataset: a ``datasets.Dataset``.
-        text_column: the column holding the texts (non-empty strings).
-        batch_size: texts placed together (per call to the judge; the values do not depend on it).
-        num_proc: worker processes (``Dataset.map``'s ``num_proc``); None or 1 = this
-            process. Each worker gets its own copy of the judge, so a judge with a
-            ``max_requests`` / ``max_cost`` limit needs ``num_proc=1``; the learned
-            judge's workers share the cores (at most ``cores // num_proc`` torch
-            threads each), so ``num_proc`` processes never run more threads than cores.
-        prefix: put before the new column names (e.g. ``"source_"``).
-        overwrite: replace existing columns of the same names instead of raising.
-        config, settings: the scoring settings (``judge=``, ``pool=``,
-            ``placement=``, ``placement_options=``, ``long_texts=``, ...), fields of
-            :class:`~arts_metric.config.ScoringConfig` applied over ``config``; ``judge=``
-            may be a built Judge and ``pool=`` a built Pool, used as they are.
+    Parameters
+    ----------
+    dataset : datasets.Dataset
+        The dataset to score.
+    text_column : str
+        The column holding the texts (non-empty strings).
+    batch_size : int
+        Texts placed together (per call to the judge; the values do not depend on it).
+    num_proc : int or None
+        Worker processes (``Dataset.map``'s ``num_proc``); None or 1 = this
+        process. Each worker gets its own copy of the judge, so a judge with a
+        ``max_requests`` / ``max_cost`` limit needs ``num_proc=1``; the learned
+        judge's workers share the cores (at most ``cores // num_proc`` torch
+        threads each), so ``num_proc`` processes never run more threads than cores.
+    prefix : str
+        Put before the new column names (e.g. ``"source_"``).
+    overwrite : bool
+        Replace existing columns of the same names instead of raising.
+    config : ScoringConfig or None
+        The scoring settings to start from (default: every default).
+    **settings
+        Fields of :class:`~arts_metric.config.ScoringConfig` (``judge=``, ``pool=``,
+        ``placement=``, ``placement_options=``, ``long_texts=``, ...) applied over
+        ``config``; ``judge=`` may be a built Judge and ``pool=`` a built Pool, used
+        as they are.
+
+    Returns
+    -------
+    datasets.Dataset
+        ``dataset`` with the columns ``arts``, ``arts_elo``, ``interval`` and
+        ``judge_calls`` added (``prefix`` before their names).
     """
     config, built = split_settings(settings, base=config)
     if not (hasattr(dataset, "column_names") and hasattr(dataset, "map")):

@@ -23,8 +23,8 @@ import numpy as np
 from arts_metric.directions import check_direction
 
 #: What to do with empty or whitespace-only texts: ``"error"`` (a ValueError naming
-#: the index) or ``"score"`` (``arts`` 0.0: no pool text is easier than nothing;
-#: ``arts_elo``, formulas and intervals None; counted as ``n_empty``).
+#: the index) or ``"score"`` (scored as a text without a word, :mod:`arts_metric.wordless`:
+#: ``arts`` 1.0, the hardest end, with no judge request; formulas None; counted as ``n_empty``).
 EMPTY_POLICIES = ("error", "score")
 EmptyPolicy = Literal["error", "score"]
 #: Correlations need at least this many paired values.

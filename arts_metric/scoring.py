@@ -13,6 +13,11 @@ request), the placement options are tried in a dry run against a simulated
 judge, and only then is the pool loaded (an unrated pool of one's own is rated
 by the judge: the first requests) and are the texts placed.
 
+A text without a word (:mod:`arts_metric.wordless`: punctuation, digits or
+symbols only, a letter alone, or an empty text under ``empty="score"``) is
+never sent to the judge: it gets ``arts`` 1.0, the hardest end of the scale,
+and is named in a warning and counted (``n_wordless``, ``n_empty``).
+
 Every value in the result is a finite number, a string or ``None``
 (undefined: a formula on a text without words, a text without a usable
 judge decision, a correlation over constant values), so
@@ -46,6 +51,7 @@ from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_en
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
 from arts_metric.userwarnings import warn as warn_user
+from arts_metric.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
@@ -118,6 +124,13 @@ def check_return_sentences(value: Any, long_texts: str) -> bool:
             f'sentences; long_texts="{long_texts}" does not'
         )
     return bool(value)
+
+
+def _fixed_p_easier(source_fixed: bool, output_fixed: bool) -> float:
+    """P(output easier than its source) for a pair with a text without a word, by the
+    rule that puts such a text at the hardest end: 0.0 when only the output has no
+    word, 1.0 when only the source has none, 0.5 (a tie) when both have none."""
+    return 0.5 if source_fixed == output_fixed else (1.0 if source_fixed else 0.0)
 
 
 def _sentence_rows(placed: Any, k: int) -> list[dict[str, Any]]:
@@ -198,25 +211,34 @@ def score_texts(
     references : one list of reference texts per prediction (a string counts as a
         list of one); adds ``reference_arts``, the mean ``arts`` of each
         prediction's references. ARTS itself stays reference-free.
-    human_scores, human_higher_is : human difficulty judgments of the predictions
-        (at least 3, not all equal) and their direction; adds ``correlation``.
+    human_scores : human difficulty judgments of the predictions, one per
+        prediction (at least 3, not all equal); adds ``correlation``.
+    human_higher_is : what a larger human score means: ``"harder"`` (the
+        default) or ``"simpler"`` (alias ``"easier"``).
     empty : ``"error"`` (default): an empty or whitespace-only text is a
-        ``ValueError`` naming it; ``"score"``: it gets ``arts`` 0.0 (no pool text
-        is easier than nothing) without a judge call, None for ``arts_elo`` and
-        the formulas, and is counted in ``n_empty``.
+        ``ValueError`` naming it; ``"score"``: it is scored as a text without a
+        word (below) and counted in ``n_empty``, with None formulas.
     return_sentences : add ``sentences`` (and ``source_sentences`` with sources):
         for each text, its sentences as judged, each a dict with ``text``,
         ``arts``, ``arts_elo`` and ``words`` (its weight in the text's rating),
         in reading order; the text's ``arts_elo`` is the mean of their
         ``arts_elo`` weighted by ``words``. Needs ``long_texts="mean"`` (the default).
-    config, settings : the fields of :class:`~arts_metric.config.ScoringConfig`
+    config : the scoring settings to start from (default: every default).
+    **settings : the fields of :class:`~arts_metric.config.ScoringConfig`
         (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
-        ``config`` (default: every default). ``judge=`` may also be a built
+        ``config``. ``judge=`` may also be a built
         :class:`~arts_metric.judges.Judge` and ``pool=`` a built
         :class:`~arts_metric.pool.Pool`: they are used as they are.
 
     Notes
     -----
+    A text without a word (:func:`arts_metric.wordless.has_word`: fewer than two
+    letters in a row, e.g. ``"!"``, ``"42"``, ``"A"``) is not sent to the judge: it
+    gets ``arts`` 1.0 (the hardest end: it tells the reader nothing), ``arts_elo``
+    at the top of the pool's scale (:func:`arts_metric.wordless.top_rating`) and no
+    sentences, is named in a warning and counted in ``n_wordless`` (the
+    predictions that are not empty but have no word).
+
     Every input and setting is checked before the first judge request. The
     result keys are documented in the metric card; undefined values are None.
     """
@@ -247,19 +269,28 @@ def score_texts(
         offsets[name] = len(all_texts)
         all_texts += texts
     blank_all = set(blank_indices(all_texts))
-    blank = {
-        name: {i - offsets[name] for i in blank_all if 0 <= i - offsets[name] < len(ts)} for name, ts in groups.items()
-    }
-    scored = [i for i in range(len(all_texts)) if i not in blank_all]
+    fixed_all = set(wordless_indices(all_texts))  # the blank texts too: they have no word
+
+    def by_group(indices: set[int]) -> dict[str, set[int]]:
+        return {
+            name: {i - offsets[name] for i in indices if 0 <= i - offsets[name] < len(ts)}
+            for name, ts in groups.items()
+        }
+
+    blank, fixed = by_group(blank_all), by_group(fixed_all)
+    scored = [i for i in range(len(all_texts)) if i not in fixed_all]
     n_pred_scored = sum(i < n for i in scored)
 
     size = len(all_texts)
     arts, elo, units = np.full(size, np.nan), np.full(size, np.nan), np.zeros(size, dtype=int)
-    sentence_rows: list[list[dict[str, Any]]] = [[] for _ in range(size)]  # empty texts have none
+    sentence_rows: list[list[dict[str, Any]]] = [[] for _ in range(size)]  # texts without a word have none
     bounds = None
     placed = None
     if scored:
-        placed = place_texts([all_texts[i] for i in scored], scorer, n_mean=n_pred_scored or None)
+        names = [f"{name}[{i}]" for name, ts in groups.items() for i in range(len(ts))]
+        placed = place_texts(
+            [all_texts[i] for i in scored], scorer, n_mean=n_pred_scored or None, names=[names[i] for i in scored]
+        )
         arts[scored], elo[scored], units[scored] = placed.arts, placed.arts_elo, placed.units
         if return_sentences:
             for k, i in enumerate(scored):
@@ -267,8 +298,9 @@ def score_texts(
         if placed.arts_interval is not None:
             bounds = np.full((size, 2), np.nan)
             bounds[scored] = placed.arts_interval
-            bounds[sorted(blank_all)] = 0.0
-    arts[sorted(blank_all)] = 0.0  # empty="score": nothing is easier than an empty text
+            bounds[sorted(fixed_all)] = WORDLESS_ARTS
+    arts[sorted(fixed_all)] = WORDLESS_ARTS  # the hardest end: a text without a word tells the reader nothing
+    elo[sorted(fixed_all)] = top_rating(scorer.pool.ratings)
 
     def part(values: np.ndarray, name: str) -> np.ndarray:
         return values[offsets[name] : offsets[name] + len(groups[name])]
@@ -278,11 +310,12 @@ def score_texts(
         result["arts_interval"] = part(bounds, "predictions")
     result["arts_mean"] = _mean(part(arts, "predictions"))
     if n_pred_scored == 0:
-        result["arts_mean_interval"] = [0.0, 0.0]
+        result["arts_mean_interval"] = [WORDLESS_ARTS, WORDLESS_ARTS]
     elif placed is not None and placed.mean_interval is not None:
-        # Empty texts are fixed at 0: the mean over all predictions is the scored
-        # texts' mean times their share, and so is its interval.
-        result["arts_mean_interval"] = [float(v) * n_pred_scored / n for v in placed.mean_interval]
+        # Texts without a word are fixed at 1: the mean over all predictions is the scored
+        # texts' mean times their share plus the fixed texts' share, and so is its interval.
+        fixed_sum = (n - n_pred_scored) * WORDLESS_ARTS
+        result["arts_mean_interval"] = [(float(v) * n_pred_scored + fixed_sum) / n for v in placed.mean_interval]
 
     formula_values: dict[str, dict[str, np.ndarray]] = {}
     if formula_names:
@@ -303,7 +336,12 @@ def score_texts(
         result["n_empty"] = len(blank["predictions"])
         if blank_all:
             named = "; ".join(_named(sorted(blank[name]), name) for name in groups if blank[name])
-            warn_user(f"empty texts scored as arts 0.0: {named}")
+            warn_user(f"empty texts {RULE}: {named}")
+    wordless = {name: fixed[name] - blank[name] for name in groups}
+    result["n_wordless"] = len(wordless["predictions"])
+    if any(wordless.values()):
+        named = "; ".join(_named(sorted(wordless[name]), name) for name in groups if wordless[name])
+        warn_user(f"texts without a word (fewer than two letters in a row) {RULE}: {named}")
 
     if sources is not None:
         src_arts, pred_arts = part(arts, "sources"), part(arts, "predictions")
@@ -316,7 +354,7 @@ def score_texts(
         result["arts_delta_mean"] = _mean(delta)
         # The close-pair probability where the judge offers one: it reads both texts,
         # so it orders near-paraphrases better than the difference of two scores.
-        both = [i for i in range(n) if i not in blank["predictions"] and i not in blank["sources"]]
+        both = [i for i in range(n) if i not in fixed["predictions"] and i not in fixed["sources"]]
         src_units, pred_units = part(units, "sources"), part(units, "predictions")
         p = _p_output_easier(
             judge_obj,
@@ -327,7 +365,7 @@ def score_texts(
             ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts in ("mean", "team")),
         )
         if p is not None:
-            p_easier = np.full(n, np.nan)
+            p_easier = np.array([_fixed_p_easier(i in fixed["sources"], i in fixed["predictions"]) for i in range(n)])
             p_easier[both] = p
             result["p_output_easier"] = p_easier
             result["p_output_easier_mean"] = _mean(p_easier)

@@ -3,7 +3,7 @@
 As sacrebleu's signature does for BLEU, ``arts_signature`` lets two papers tell
 whether their ARTS numbers are comparable, e.g.::
 
-    arts:1|judge:learned-1|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.3.0
+    arts:1|judge:learned-1|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.4.0
 
 Fields, in this order:
 
@@ -17,7 +17,8 @@ Fields, in this order:
 - ``placement``: the method and every one of its options, defaults included;
 - ``units``: how long texts are cut and combined (``long_texts`` and the
   settings it reads);
-- ``version``: the arts-metric release.
+- ``version``: the arts-metric release, which fixes the rules that are not
+  settings (e.g. that a text without a word scores ``arts`` 1.0).
 
 Settings that never change a score are left out, each for a stated reason
 (:data:`SCORE_NEUTRAL`); a test checks that every other setting is named.

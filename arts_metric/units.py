@@ -85,9 +85,9 @@ class PlacedTexts:
     unit_weights: list[np.ndarray] | None = None
 
 
-def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: str) -> list[list[str]]:
+def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, names: Sequence[str]) -> list[list[str]]:
     out = []
-    for i, text in enumerate(texts):
+    for text, name in zip(texts, names):
         if config.long_texts == "mean":
             units = sentence_units(text)
         elif config.long_texts == "team":
@@ -100,7 +100,7 @@ def _units(texts: Sequence[str], config: ScoringConfig, max_chars: int, label: s
         for u in units:
             if len(u) > max_chars:
                 warn_user(
-                    f"{label}[{i}]: a unit of {len(u)} characters was cut to {max_chars} for the judge "
+                    f"{name}: a unit of {len(u)} characters was cut to {max_chars} for the judge "
                     "(the formulas still see the whole text)"
                 )
                 u = u[:max_chars]
@@ -155,15 +155,22 @@ def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
 
 
 def place_texts(
-    texts: Sequence[str], scorer: Scorer, *, label: str = "predictions", n_mean: int | None = None
+    texts: Sequence[str],
+    scorer: Scorer,
+    *,
+    label: str = "predictions",
+    n_mean: int | None = None,
+    names: Sequence[str] | None = None,
 ) -> PlacedTexts:
     """Rate ``texts`` against the scorer's frozen pool with its judge, cutting long texts
-    into units and placing them with its resolved placement. ``label`` names the texts
-    in warnings; ``mean_interval`` covers the first ``n_mean`` texts (default all)."""
+    into units and placing them with its resolved placement. Warnings name text ``i``
+    ``names[i]`` (default ``label[i]``); ``mean_interval`` covers the first ``n_mean``
+    texts (default all)."""
     config, judge, pool = scorer.config, scorer.judge, scorer.pool
     if not isinstance(judge, PointwiseJudge) or judge.score_key not in pool.judge_scores:
         pool.get_texts()  # fail before any judge call when the pool's texts are unavailable
-    unit_lists = _units(texts, config, judge.max_chars, label)
+    names = [f"{label}[{i}]" for i in range(len(texts))] if names is None else list(names)
+    unit_lists = _units(texts, config, judge.max_chars, names)
     unique: dict[str, int] = {}
     for units in unit_lists:
         for u in units:

@@ -84,7 +84,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata, spearmanr
+from scipy.stats import spearmanr
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -99,6 +99,7 @@ from arts_metric.features import words  # noqa: E402
 from arts_metric.readability import compute_formulas  # noqa: E402
 from arts_metric.scoring import score_texts  # noqa: E402
 from arts_metric.segment import DEFAULT_SPLIT_ABOVE, split_sentences  # noqa: E402
+from arts_metric.stats import bootstrap_ci  # noqa: E402
 
 SEED = 0
 N_BOOT = 2000
@@ -243,8 +244,9 @@ class Scored:
 
 def score_batch(batch: Batch, settings: dict) -> Scored:
     """Every text and pair of ``batch`` in one ``score_texts`` call. The texts are
-    predictions without a source (an empty source, ``empty="score"``: no judge call and
-    no ``p_output_easier``), the pairs predictions with theirs, so each sentence is judged
+    predictions without a source (an empty source, ``empty="score"``: no judge call; its
+    ``p_output_easier`` is the fixed 1.0 of a text without a word, unused), the pairs
+    predictions with theirs, so each sentence is judged
     once however many texts hold it."""
     texts, pairs = list(batch.texts), list(batch.pairs)
     with warnings.catch_warnings():
@@ -350,15 +352,9 @@ def harder_share(short: np.ndarray, long: np.ndarray, easier_if_higher: bool) ->
 
 def spearman_ci(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> str:
     """Spearman of ``x`` with ``y`` and its 95% percentile bootstrap interval (texts
-    resampled, ``N_BOOT`` times)."""
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(x), size=(N_BOOT, len(x)))
-    rx = np.apply_along_axis(rankdata, 1, x[idx])
-    ry = np.apply_along_axis(rankdata, 1, y[idx])
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    boots = (rx * ry).sum(1) / np.sqrt((rx**2).sum(1) * (ry**2).sum(1))
-    lo, hi = np.nanpercentile(boots, [2.5, 97.5])
+    resampled, ``N_BOOT`` times): :func:`arts_metric.stats.bootstrap_ci`, as
+    ``benchmarks/learned_judge_accuracy.py`` and ``benchmarks/compare_metrics.py`` compute theirs."""
+    lo, hi = bootstrap_ci(x, y, "spearman", n_resamples=N_BOOT, seed=seed, method="percentile")
     return f"{spearmanr(x, y)[0]:.3f} ({lo:.3f}, {hi:.3f})"
 
 

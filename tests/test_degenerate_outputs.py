@@ -1,5 +1,5 @@
-"""Degenerate system outputs are scored, not fatal: texts without words,
-empty texts on request, invalid Unicode refused by index, non-English texts warned
+"""Degenerate system outputs are scored, not fatal: texts without words (at the
+hardest end, arts 1.0), empty texts on request (the same rule), invalid Unicode refused by index, non-English texts warned
 about, and every result JSON-serialisable without NaN."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _strict_json(result: dict) -> dict:
 
 def test_outputs_without_words_are_scored_with_formulas_none(metric):
     """One "!" among real sentences used to stop the run ("has no words"); now it gets
-    an ARTS score from the judge, None formulas, a warning naming it and a count."""
+    arts 1.0 (the hardest end) without the judge, None formulas, warnings naming it and counts."""
     predictions = [PLAIN, *NO_WORDS, HARD]
     with pytest.warns(
         UserWarning, match=r"undefined on predictions\[1\], predictions\[2\], predictions\[3\], predictions\[4\]"
@@ -41,6 +41,8 @@ def test_outputs_without_words_are_scored_with_formulas_none(metric):
     _strict_json(out)
     assert all(isinstance(a, float) and 0.0 <= a <= 1.0 for a in out["arts"])
     assert all(isinstance(a, float) for a in out["arts_elo"])
+    assert out["arts"][1:5] == [1.0] * 4 and out["n_wordless"] == 4
+    assert out["arts"][0] < out["arts"][5] < 1.0
     for name in ("fkgl", "fre", "dale_chall"):
         assert out[name][1:5] == [None] * 4, name
         assert all(isinstance(v, float) for v in (out[name][0], out[name][5]))
@@ -88,20 +90,26 @@ def test_invalid_unicode_in_sources_and_references(metric):
 
 
 def test_empty_texts_are_scored_on_request(metric):
-    with pytest.warns(UserWarning, match=r"empty texts scored as arts 0\.0: predictions\[1\]$"):
+    with pytest.warns(
+        UserWarning,
+        match=r"empty texts scored as arts 1\.0 \(the hardest end of the scale\) without asking the judge: "
+        r"predictions\[1\]$",
+    ):
         out = metric.compute(predictions=[PLAIN, " ", HARD], sources=[SOURCE] * 3, empty="score")
     _strict_json(out)
-    assert out["arts"][1] == 0.0 and out["arts_elo"][1] is None and out["units"][1] == 0
+    assert out["arts"][1] == 1.0 and out["arts_elo"][1] > max(out["arts_elo"][0], out["arts_elo"][2])
+    assert out["units"][1] == 0
     assert out["fkgl"][1] is None and out["n_empty"] == 1 and out["n_formula_undefined"] == 1
+    assert out["n_wordless"] == 0  # the empty text is counted as empty only
     assert out["arts_mean"] == pytest.approx(sum(out["arts"]) / 3)
     low, high = out["arts_mean_interval"]
     assert low <= out["arts_mean"] <= high
-    assert out["arts_delta"][1] == pytest.approx(out["source_arts"][1])  # the whole source's difficulty removed
+    assert out["arts_delta"][1] == pytest.approx(out["source_arts"][1] - 1.0)  # never easier than its source
     with pytest.raises(ValueError, match="empty must be one of 'error', 'score', got 'skip'"):
         metric.compute(predictions=[PLAIN], empty="skip")
     only_empty = score_texts(["", "  "], empty="score", formulas=[])
     assert (
-        only_empty["arts"] == [0.0, 0.0] and only_empty["arts_mean"] == 0.0 and only_empty["judge_stats"]["calls"] == 0
+        only_empty["arts"] == [1.0, 1.0] and only_empty["arts_mean"] == 1.0 and only_empty["judge_stats"]["calls"] == 0
     )
 
 

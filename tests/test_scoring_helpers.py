@@ -152,7 +152,7 @@ def test_placement_is_reported_even_when_every_text_is_empty():
         warnings.simplefilter("ignore")
         empty = score_texts(["", "  "], empty="score")
         some = score_texts(["", MID], empty="score")
-    assert empty["arts"] == [0.0, 0.0] and empty["judge_calls"] == 0
+    assert empty["arts"] == [1.0, 1.0] and empty["judge_calls"] == 0
     assert empty["placement"] == some["placement"] == "exhaustive"
 
 
@@ -162,7 +162,8 @@ def test_warnings_name_at_most_ten_indices(n_empty, tail):
         score_texts([""] * n_empty + [MID], empty="score")
     message = next(str(w.message) for w in record if "empty texts scored" in str(w.message))
     named = ", ".join(f"predictions[{i}]" for i in range(9))
-    assert message == f"empty texts scored as arts 0.0: {named}, {tail}"
+    rule = "scored as arts 1.0 (the hardest end of the scale) without asking the judge"
+    assert message == f"empty texts {rule}: {named}, {tail}"
 
 
 def test_correlation_of_values_spanning_exactly_one_is_defined():

@@ -153,9 +153,12 @@ def report(result) -> str:
     """What ``arts compare`` prints: the leaderboard (simplest first, shared ranks), what its
     simplicity rating means, and the pairwise significance table, in Markdown."""
     from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
+    from arts_metric.wordless import leaderboard_note
 
+    wordless = int(result.leaderboard["n_wordless"].sum())
     return (
         result.to_markdown()
+        + (f"\n{leaderboard_note(wordless)}.\n" if wordless else "")
         + f"\nSimplest first; systems share a rank when their pairwise test is not significant (p >= {ALPHA:g}); "
         + SIMPLICITY_NOTE.replace("**", "")
         + ".\n\nPairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons):\n\n"
@@ -210,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     if h2h:
         print(
             f"head-to-head: {h2h['decided']} of {h2h['matches']} matches decided ({h2h['identical']} identical "
-            f"outputs drawn, {h2h['invalid']} invalid, {h2h['unanswered']} unanswered), "
+            f"outputs drawn, {h2h['wordless']} with an output without a word, not asked, {h2h['invalid']} invalid, "
+            f"{h2h['unanswered']} unanswered), "
             f"{h2h['requests']} requests",
             file=sys.stderr,
         )

@@ -93,8 +93,8 @@ Args:
     human_higher_is ("harder" | "simpler", default "harder"): direction of
         `human_scores`.
     empty ("error" | "score", default "error"): an empty or whitespace-only
-        text is a ValueError naming it, or (with "score") gets `arts` 0.0 and
-        None formulas, counted in `n_empty`.
+        text is a ValueError naming it, or (with "score") is scored like a text
+        without a word (below), with None formulas, counted in `n_empty`.
     return_sentences (bool, default False): add `sentences` (and
         `source_sentences` with sources): each text's sentences in reading
         order, each a dict with `text`, `arts`, `arts_elo` and `words`; the
@@ -116,23 +116,22 @@ Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
     `add_batch` need sources= by that name (sources=None without sources).
 Returns:
-    arts (list of float in [0, 1], higher = harder), arts_elo (list of float,
-    unbounded, pool's Elo scale), arts_interval (per text [low, high], 95%),
-    arts_mean (float) and arts_mean_interval, fkgl / fre / dale_chall
-    (lists; FRE is higher = easier; None where a formula is undefined),
-    n_formula_undefined, units (pieces per text), judge_calls (decisions asked
-    of a judge that is asked per decision or per text, such as an LLM: the
-    requests that can cost; 0 for the learned judge, which decides from its
-    own per-text scores), judge_stats (this call's counters; its `calls` counts
-    every text or pair the judge read, pool texts and sentences of long texts
-    included, so it exceeds judge_calls for the learned judge), judge_report
-    (those counters as one line to print: judgments and the requests sent for
-    them; None for a judge that sends no requests), invalid, judge,
-    pool, placement, arts_signature; with sources: source_arts, source_arts_elo,
-    source_<formula>, arts_delta (source_arts - arts: positive = output easier),
-    arts_delta_mean, p_output_easier and its mean (learned judge: P(output
-    easier than its source) from its close-pair method); with references: reference_arts, reference_arts_mean;
-    with human_scores: correlation. Undefined values are None.
+    arts (list of float in [0, 1], higher = harder), arts_elo (list of float, unbounded, pool's Elo
+    scale), arts_interval (per text [low, high], 95%), arts_mean (float) and arts_mean_interval,
+    fkgl / fre / dale_chall (lists; FRE is higher = easier; None where a formula is undefined),
+    n_formula_undefined, n_wordless (predictions without a word: fewer than two letters in a row,
+    such as "!", "42" or "A"; each gets `arts` 1.0, the hardest end, and `arts_elo` at the top of
+    the pool's scale, is named in a warning and is never sent to the judge), units (pieces per
+    text), judge_calls (decisions asked of a judge that is asked per decision or per text, such as
+    an LLM: the requests that can cost; 0 for the learned judge, which decides from its own
+    per-text scores), judge_stats (this call's counters; its `calls` counts every text or pair the
+    judge read, pool texts and sentences of long texts included, so it exceeds judge_calls for the
+    learned judge), judge_report (those counters as one line to print: judgments and the requests
+    sent for them; None for a judge that sends no requests), invalid, judge, pool, placement,
+    arts_signature; with sources: source_arts, source_arts_elo, source_<formula>, arts_delta
+    (source_arts - arts: positive = output easier), arts_delta_mean, p_output_easier and its mean
+    (learned judge: P(output easier than its source) from its close-pair method); with references:
+    reference_arts, reference_arts_mean; with human_scores: correlation. Undefined values are None.
     With corpus_only: only arts_mean and the other `*_mean` values above, and
     `<formula>_mean` (the mean over the texts where the formula is defined);
     the signature and judge_report are left out then (they are text, not numbers).

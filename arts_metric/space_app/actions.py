@@ -29,6 +29,7 @@ from arts_metric.space_app.settings import (
 from arts_metric.systems import compare_systems
 from arts_metric.systems.meaning import MEANING_NOTE, meaning_kept
 from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
+from arts_metric.wordless import RULE, leaderboard_note
 
 
 def _num(value: Any, digits: int = 3, signed: bool = False) -> str:
@@ -74,6 +75,8 @@ def score(
         f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest); "
         f"easiest: line {easiest}, hardest: line {hardest}."
     )
+    if res["n_wordless"]:
+        summary += f" {res['n_wordless']} without a word (fewer than two letters in a row): {RULE}."
     styled = table.style.format(precision=3, na_rep="-")  # shown rounded; the data (and the API) keep every digit
     csv_path = Path(tempfile.mkdtemp(prefix="arts-scores-")) / "arts_scores.csv"
     table.to_csv(csv_path, index=False)
@@ -207,6 +210,9 @@ def compare(
         f"source; {SIMPLICITY_NOTE}. Intervals: 95% bootstrap over inputs."
         + (f"\n\n*{MEANING_NOTE}.*" if src is not None else "")
     )
+    wordless = int(comparison.leaderboard["n_wordless"].sum())
+    if wordless:
+        summary += f"\n\n*{leaderboard_note(wordless)}.*"
     # The CSVs only: comparison.json describes the judge's endpoint, which stays the Space owner's.
     downloads = [str(files[n]) for n in ("leaderboard.csv", "pairwise.csv", "win_rates.csv", "per_output.csv")]
     return (

@@ -33,6 +33,7 @@ from arts_metric.systems.resampling import (
     resampled_means,
 )
 from arts_metric.systems.result import SystemComparison
+from arts_metric.wordless import wordless_indices
 
 VIEWS = ("pool", "head_to_head")
 PAIRWISE_COLUMNS = (
@@ -96,25 +97,33 @@ def compare_systems(
         ``kind="reference"``: one list of texts (``reference``), a list of lists
         (``reference-1``, ...) or a dict of them by name.
     human_scores : name -> one human score per output (every system needs them;
-        reference sets may lack them); direction ``human_higher_is``
-        (``"harder"`` or ``"simpler"``), as in ``compute``. Adds system- and
-        segment-level correlations of every measure with the humans.
-    judge, pool, **settings : the scoring settings of
-        :class:`~arts_metric.config.ScoringConfig` (default ``judge="learned"``,
-        ``pool="arts3000"``), applied over ``config``. One judge serves both views.
+        reference sets may lack them). Adds system- and segment-level correlations
+        of every measure with the humans.
+    judge : the judge (a spec such as ``"learned"``, the default, or a built
+        :class:`~arts_metric.judges.Judge`); one judge serves both views.
+    pool : the reference pool (a name such as ``"arts3000"``, the default, a file,
+        rows or a built :class:`~arts_metric.pool.Pool`).
+    human_higher_is : what a larger human score means, ``"harder"`` (the default)
+        or ``"simpler"``, as in ``compute``.
     views : ``"pool"`` (every output placed in the pool as ``compute`` does) and/or
         ``"head_to_head"`` (for each input, every two systems' outputs play a match;
         an LLM judge sends inputs x pairs requests, x2 with ``both_orders``,
         cached and bounded by its ``max_requests``).
     n_resamples : bootstrap resamples of the inputs (percentile intervals at ``level``).
     n_permutations : random sign flips of the paired randomization tests.
+    level : the intervals' confidence level (0.95).
     seed : seeds the resampling (results are reproducible).
     prior_sd : sd in Elo points of the weak Gaussian prior of the head-to-head ratings.
+    config : the scoring settings to start from (default: every default).
+    **settings : other fields of :class:`~arts_metric.config.ScoringConfig`
+        (``placement=``, ``long_texts=``, ``judge_options=``, ...), applied over ``config``.
 
     Returns
     -------
     SystemComparison
-        ``leaderboard`` (simplest first), ``pairwise``, ``win_rates``, ``per_output``,
+        ``leaderboard`` (simplest first; ``n_wordless`` counts each system's outputs
+        without a word, which both views put at the hardest end without asking the
+        judge), ``pairwise``, ``win_rates``, ``per_output``,
         ``correlations``, ``info``; ``to_dir(path)`` writes them, ``figure()`` draws them.
 
     Notes
@@ -228,6 +237,7 @@ def _leaderboard(
     nan = np.full(k, np.nan)
     table: dict[str, Any] = {"system": list(entries.names), "kind": list(entries.kinds)}
     table["n"] = (~np.isnan(scores.values["arts"])).sum(axis=0) if scores is not None else np.full(k, n)
+    table["n_wordless"] = np.array([len(wordless_indices(texts)) for texts in entries.outputs])
     measures = ["arts", "arts_delta", "p_output_easier"]
     if scores is not None:
         measures += [m for m in scores.values if m not in ("arts", "arts_elo", *measures)]
@@ -254,6 +264,7 @@ def _leaderboard(
         "system",
         "kind",
         "n",
+        "n_wordless",
         "arts_mean",
         "arts_mean_low",
         "arts_mean_high",

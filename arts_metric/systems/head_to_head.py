@@ -10,7 +10,11 @@ match, judged by the comparison's judge:
   two with ``both_orders``; cached, and bounded by its ``max_requests`` /
   ``max_cost`` options).
 
-Identical outputs draw (0.5) without asking the judge. Each distinct pair of
+Identical outputs draw (0.5) without asking the judge. An output without a
+word (:mod:`arts_metric.wordless`: punctuation, digits or symbols only, or a
+letter alone) is judged harder than any output with words and draws with
+another output without a word, also without asking the judge: it sits at the
+hardest end, as in the pool view. Each distinct pair of
 texts is asked once, and which system's output comes first alternates over
 the inputs, so a judge's position bias favours no system. A match without a
 usable answer (invalid, or unanswered: failed or over budget) is left out and
@@ -31,6 +35,7 @@ from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, fit_bradley_terry
 from arts_metric.elo import START_RATING
 from arts_metric.judges.base import Judge, is_unanswered
 from arts_metric.systems.inputs import Entries
+from arts_metric.wordless import has_word
 
 
 @dataclass
@@ -42,8 +47,9 @@ class Matches:
     prob : ``(n_inputs, n_entries, n_entries)``; ``prob[i, a, b]`` = P(entry ``a``'s
         output for input ``i`` is harder than entry ``b``'s), ``1 - prob[i, b, a]``;
         NaN where the match has no usable answer and on the diagonal.
-    info : counts: ``matches``, ``identical`` (drawn without asking), ``asked``
-        (distinct text pairs sent to the judge), ``decided``, ``invalid``,
+    info : counts: ``matches``, ``identical`` (drawn without asking), ``wordless``
+        (settled without asking: an output without a word is the harder one),
+        ``asked`` (distinct text pairs sent to the judge), ``decided``, ``invalid``,
         ``unanswered``, ``method`` (``compare_close`` or ``compare``).
     """
 
@@ -79,7 +85,8 @@ def play_matches(entries: Entries, judge: Judge) -> Matches:
     index: dict[frozenset, int] = {}  # distinct text pair -> position in `asked`
     asked: list[tuple[str, str]] = []
     uses: list[list[tuple[int, int, int, bool]]] = []  # per asked pair: (input, a, b, a's text first)
-    identical = 0
+    identical = wordless = 0
+    worded = [[has_word(t) for t in texts] for texts in entries.outputs]
     pair_no = 0
     for a in range(k):
         for b in range(a + 1, k):
@@ -88,6 +95,11 @@ def play_matches(entries: Entries, judge: Judge) -> Matches:
                 if ta == tb:
                     prob[i, a, b] = prob[i, b, a] = 0.5
                     identical += 1
+                    continue
+                if not (worded[a][i] and worded[b][i]):  # the output without a word is the harder one
+                    prob[i, a, b] = 0.5 if worded[a][i] == worded[b][i] else float(worded[b][i])
+                    prob[i, b, a] = 1.0 - prob[i, a, b]
+                    wordless += 1
                     continue
                 key = frozenset((ta, tb))
                 j = index.get(key)
@@ -118,8 +130,9 @@ def play_matches(entries: Entries, judge: Judge) -> Matches:
     info = {
         "matches": matches,
         "identical": identical,
+        "wordless": wordless,
         "asked": len(asked),
-        "decided": decided + identical,
+        "decided": decided + identical + wordless,
         "invalid": invalid,
         "unanswered": unanswered,
         "method": method,

@@ -79,7 +79,9 @@ class SystemComparison:
     Attributes
     ----------
     leaderboard : one row per system or reference set, simplest first: ``rank, system,
-        kind, n, arts_mean, arts_mean_low, arts_mean_high, arts_delta_mean(_low/_high),
+        kind, n, n_wordless`` (outputs without a word: punctuation, digits or symbols
+        only, or a letter alone; both views put them at the hardest end), ``arts_mean,
+        arts_mean_low, arts_mean_high, arts_delta_mean(_low/_high),
         p_output_easier_mean(_low/_high) (judges with a close-pair method),
         rating, rating_low, rating_high, win_rate, simplicity_rating(_low/_high), judged_simpler``, each formula's ``<f>_mean(_low/_high)``
         and ``human_mean`` when human scores were given.
@@ -112,7 +114,9 @@ class SystemComparison:
             if c.endswith("_mean") and c not in ("arts_mean", "arts_delta_mean", "p_output_easier_mean", "human_mean")
         ]
         shown = [(c, h) for c, h in _MD_INTERVALS if lb[c].notna().any()]
-        head = ["rank", "system", "n"] + [h for _, h in shown]
+        # outputs without a word (scored as the hardest), shown when a system has any
+        wordless = "n_wordless" in lb and bool((lb["n_wordless"] > 0).any())
+        head = ["rank", "system", "n"] + (["without a word"] if wordless else []) + [h for _, h in shown]
         if lb["judged_simpler"].notna().any():
             head.append("judged simpler")
         head += formulas + (["human"] if "human_mean" in lb else [])
@@ -121,7 +125,7 @@ class SystemComparison:
         rows = []
         for r in lb.to_dict("records"):
             name = r["system"] + (" (ref)" if r["kind"] == "reference" else "")
-            cells = [str(r["rank"]), name, str(r["n"])]
+            cells = [str(r["rank"]), name, str(r["n"])] + ([str(r["n_wordless"])] if wordless else [])
             for col, _ in shown:
                 digits = 0 if col == "simplicity_rating" else 3
                 cells.append(
