@@ -138,17 +138,18 @@ class ReplayServer:
         self.base_url = ""
 
     # -- lifecycle ---------------------------------------------------------
-    def start(self) -> str:
+    def start(self, port: int = 0) -> str:
+        """Serve on ``port`` of 127.0.0.1 (0: any free one); returns the base URL."""
         ready = threading.Event()
 
         def run() -> None:
             self._loop = asyncio.new_event_loop()
             asyncio.set_event_loop(self._loop)
             self._server = self._loop.run_until_complete(
-                asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=512)
+                asyncio.start_server(self._handle, "127.0.0.1", port, backlog=512)
             )
-            port = self._server.sockets[0].getsockname()[1]
-            self.base_url = f"http://127.0.0.1:{port}/v1"
+            bound = self._server.sockets[0].getsockname()[1]
+            self.base_url = f"http://127.0.0.1:{bound}/v1"
             ready.set()
             self._loop.run_forever()
 

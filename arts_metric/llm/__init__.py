@@ -10,4 +10,5 @@
 | :mod:`~arts_metric.llm.cache` | the SQLite judgment cache (WAL) |
 | :mod:`~arts_metric.llm.budget` | request / cost limits |
 | :mod:`~arts_metric.llm.runner` | async concurrency, retries, progress, sync facade |
+| :mod:`~arts_metric.llm.contact` | first contact: an endpoint that cannot be reached fails fast |
 """

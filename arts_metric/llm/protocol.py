@@ -73,9 +73,12 @@ class RunSettings:
 @dataclass
 class EndpointHealth:
     """Whether a judge ever got an answer, from its endpoint or from the cache
-    (kept across its sessions: a late failure is then a failure, not a dead endpoint)."""
+    (kept across its sessions: a late failure is then a failure, not a dead endpoint),
+    and whether its endpoint ever replied at all (any HTTP status: it can be reached,
+    so connection errors are retried like other faults, see :mod:`arts_metric.llm.contact`)."""
 
     answered: bool = False
+    reached: bool = False
 
 
 @dataclass

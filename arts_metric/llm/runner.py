@@ -12,6 +12,8 @@ prepared :class:`Item` s (messages + a strict parser + a cache key) with one
    carry no answer (no ``choices``, ``content: null``) are retried with
    exponential backoff and full jitter, waiting at least ``Retry-After``;
    401/403/404 stop the run (:class:`EndpointError`); other 4xx fail the item;
+   until the endpoint first replies, requests go out one at a time and one that
+   cannot connect fails the run fast instead (:mod:`arts_metric.llm.contact`);
 5. only when the user asks for them (``hedges`` > 0, off by default), a request
    far slower than the judge's answered ones gets duplicates
    (:mod:`arts_metric.llm.hedging`); each is counted and budgeted;
@@ -28,7 +30,8 @@ ask, a transport retry, a re-ask or a duplicate.
 When a session closes, failures are reported in one warning, except when the
 judge never got any answer at all (from its endpoint or from the cache) and
 every request failed: then the endpoint is unusable and :class:`EndpointError`
-says why (unreachable, refusing every request).
+says why (refusing every request; an unreachable one fails before that, see
+:mod:`arts_metric.llm.contact`).
 
 :func:`run_items` runs one session over one list of items from plain code;
 :func:`run_sync` runs a coroutine from plain code *and* from inside a running
@@ -48,6 +51,7 @@ from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from arts_metric.llm.cache import JudgmentCache
+from arts_metric.llm.contact import FirstContact, diagnose
 from arts_metric.llm.endpoint import client_options
 from arts_metric.llm.hedging import Latencies, first_answer, mark_retrieved
 from arts_metric.llm.parsing import UnusableAnswer
@@ -115,6 +119,7 @@ class Session:
     def __init__(self, settings: RunSettings) -> None:
         self.s = settings
         self.health = settings.health if settings.health is not None else EndpointHealth()
+        self._contact = FirstContact(self.health, settings.endpoint, settings.options.max_retries)
         self.report = RunReport()
         self._results: dict[str, Outcome] = {}
         self._inflight: dict[str, asyncio.Future] = {}
@@ -331,75 +336,84 @@ class Session:
         attempt = 0
         optional = kind == "hedged"
         while True:
-            if won is not None and won[0]:
-                return "skipped", None  # a duplicate already answered
-            res = s.budget.try_reserve(prompt_bytes, len(item.messages), item.max_tokens, optional=optional)
-            if res is None:
-                return "skipped", None
-            r.requests += 1
-            setattr(r, kind, getattr(r, kind) + 1)
-            kind = "retried"
-            used[0] += 1
-            retry_after = None
-            sent_params = dict(self._params)  # what this request carries (another may rename max_tokens meanwhile)
-            sent_at[0] = t_sent = loop.time()
-            try:
-                # The client's generic ``post`` (its documented way to send a raw body) with
-                # ``cast_to=object`` returns the JSON as is: it skips the per-request TypedDict
-                # transform and pydantic model building of ``chat.completions.create``, which
-                # cost more CPU than everything else here together (see benchmarks/).
-                completion = await client.post(
-                    "/chat/completions",
-                    cast_to=object,
-                    body={"model": ep.model, "messages": item.messages, **sent_params},
-                    options={"timeout": o.timeout},
-                )
-            except asyncio.CancelledError:
-                s.budget.settle(res, None, None)  # cut off at the session's end; it may still be billed
-                raise
-            except openai.APITimeoutError:
-                s.budget.settle(res, None, None)  # the server may have done (and billed) the work
-                error = f"timeout after {o.timeout:g} s"
-            except openai.APIConnectionError as exc:
-                s.budget.release(res)
-                error = f"connection error: {type(exc).__name__}"
-            except openai.APIStatusError as exc:
-                s.budget.release(res)
-                status = exc.status_code
-                if status in FATAL_STATUS:
-                    hint = (
-                        " (does the base URL end in /v1, and does the server serve this model?)"
-                        if status == 404
-                        else ""
+            async with self._contact.turn():  # one request at a time until the endpoint first replies
+                if won is not None and won[0]:
+                    return "skipped", None  # a duplicate already answered
+                res = s.budget.try_reserve(prompt_bytes, len(item.messages), item.max_tokens, optional=optional)
+                if res is None:
+                    return "skipped", None
+                r.requests += 1
+                setattr(r, kind, getattr(r, kind) + 1)
+                kind = "retried"
+                used[0] += 1
+                retry_after = None
+                sent_params = dict(self._params)  # what this request carries (another may rename max_tokens meanwhile)
+                sent_at[0] = t_sent = loop.time()
+                try:
+                    # The client's generic ``post`` (its documented way to send a raw body) with
+                    # ``cast_to=object`` returns the JSON as is: it skips the per-request TypedDict
+                    # transform and pydantic model building of ``chat.completions.create``, which
+                    # cost more CPU than everything else here together (see benchmarks/).
+                    completion = await client.post(
+                        "/chat/completions",
+                        cast_to=object,
+                        body={"model": ep.model, "messages": item.messages, **sent_params},
+                        options={"timeout": o.timeout},
                     )
-                    raise EndpointError(
-                        f"{ep.display_url} answered HTTP {status} ({FATAL_STATUS[status]}) "
-                        f"for model {ep.model!r}{hint}: {short_error(exc, ep.api_key)}"
-                    ) from None
-                error = f"HTTP {status}: {short_error(exc, ep.api_key)}"
-                if status == 400 and "max_completion_tokens" in error and "max_tokens" in sent_params:
-                    # Newer OpenAI models take the same cap under another name: rename (once, for
-                    # every later request too), ask again.
-                    if "max_tokens" in self._params:
-                        self._params["max_completion_tokens"] = self._params.pop("max_tokens")
-                    continue
-                if not (status in (408, 409, 429) or status >= 500):
-                    return "failed", error  # a 400/422 will not get better by asking again
-                retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
-            else:
-                pt, ct, text, missing = read_completion(completion)
-                s.budget.settle(res, pt, ct)
-                r.prompt_tokens += int(pt or 0)
-                r.completion_tokens += int(ct or 0)
-                used[1] += int(pt or 0)
-                used[2] += int(ct or 0)
-                if text is not None:
-                    self.latencies.add(loop.time() - t_sent)
-                    self.health.answered = True
-                    return "ok", text
-                error = f"HTTP 200 without an answer ({missing})"  # a server fault, not the model's answer
-            finally:
-                sent_at[0] = None
+                except asyncio.CancelledError:
+                    s.budget.settle(res, None, None)  # cut off at the session's end; it may still be billed
+                    raise
+                except openai.APIConnectionError as exc:  # timeouts included
+                    cause = diagnose(exc, ep.api_key)
+                    if cause.connected:
+                        s.budget.settle(res, None, None)  # the server may have done (and billed) the work
+                        self._contact.replied()
+                        error = f"timeout after {o.timeout:g} s"
+                    else:
+                        s.budget.release(res)
+                        error = f"connection error: {cause.text}"
+                        if not self.health.reached:
+                            self._contact.failed(cause)  # raises EndpointError once the endpoint is given up
+                            continue  # tried again on the endpoint's schedule, not counted against max_retries
+                except openai.APIStatusError as exc:
+                    s.budget.release(res)
+                    self._contact.replied()
+                    status = exc.status_code
+                    if status in FATAL_STATUS:
+                        hint = (
+                            " (does the base URL end in /v1, and does the server serve this model?)"
+                            if status == 404
+                            else ""
+                        )
+                        raise EndpointError(
+                            f"{ep.display_url} answered HTTP {status} ({FATAL_STATUS[status]}) "
+                            f"for model {ep.model!r}{hint}: {short_error(exc, ep.api_key)}"
+                        ) from None
+                    error = f"HTTP {status}: {short_error(exc, ep.api_key)}"
+                    if status == 400 and "max_completion_tokens" in error and "max_tokens" in sent_params:
+                        # Newer OpenAI models take the same cap under another name: rename (once, for
+                        # every later request too), ask again.
+                        if "max_tokens" in self._params:
+                            self._params["max_completion_tokens"] = self._params.pop("max_tokens")
+                        continue
+                    if not (status in (408, 409, 429) or status >= 500):
+                        return "failed", error  # a 400/422 will not get better by asking again
+                    retry_after = retry_after_seconds(getattr(exc.response, "headers", None))
+                else:
+                    self._contact.replied()
+                    pt, ct, text, missing = read_completion(completion)
+                    s.budget.settle(res, pt, ct)
+                    r.prompt_tokens += int(pt or 0)
+                    r.completion_tokens += int(ct or 0)
+                    used[1] += int(pt or 0)
+                    used[2] += int(ct or 0)
+                    if text is not None:
+                        self.latencies.add(loop.time() - t_sent)
+                        self.health.answered = True
+                        return "ok", text
+                    error = f"HTTP 200 without an answer ({missing})"  # a server fault, not the model's answer
+                finally:
+                    sent_at[0] = None
             attempt += 1
             if attempt > o.max_retries:
                 return "failed", error
