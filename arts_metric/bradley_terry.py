@@ -37,16 +37,29 @@ def mle_rating(
 ) -> tuple[np.ndarray, np.ndarray]:
     """MAP Bradley-Terry rating of each newcomer (rows) against opponents (columns).
 
-    Args:
-        opponent_ratings: ``(m,)`` or ``(n, m)`` frozen ratings of the opponents.
-        outcomes: ``(n, m)`` results in [0, 1] from the newcomer's side (1 = newcomer
-            judged harder); NaN entries are ignored.
-        weights: optional ``(n, m)`` match weights (0 drops a match).
-        prior_mean, prior_sd: Gaussian prior on the rating, in Elo points.
+    Parameters
+    ----------
+    opponent_ratings : numpy.ndarray
+        ``(m,)`` or ``(n, m)`` frozen ratings of the opponents.
+    outcomes : numpy.ndarray
+        ``(n, m)`` results in [0, 1] from the newcomer's side (1 = newcomer
+        judged harder); NaN entries are ignored.
+    weights : numpy.ndarray or None
+        Optional ``(n, m)`` match weights (0 drops a match).
+    prior_mean : float or numpy.ndarray
+        Mean of the Gaussian prior on the rating, in Elo points (one value, or one
+        per newcomer).
+    prior_sd : float
+        Standard deviation of the Gaussian prior, in Elo points.
+    iterations : int
+        Most Newton steps per newcomer (each stops once its step is below 1e-6).
 
-    Returns:
-        ``(ratings, se)``, each ``(n,)`` in Elo points (higher = harder); ``se``
-        from the observed information.
+    Returns
+    -------
+    ratings : numpy.ndarray
+        ``(n,)`` ratings in Elo points (higher = harder).
+    se : numpy.ndarray
+        ``(n,)`` standard errors from the observed information, in Elo points.
     """
     s = np.atleast_2d(np.asarray(outcomes, dtype=float))
     opp = np.broadcast_to(np.asarray(opponent_ratings, dtype=float), s.shape)

@@ -39,13 +39,23 @@ DEFAULT_POOL = "arts3000"
 class Pool:
     """A frozen reference pool.
 
-    Attributes:
-        name: ``arts3000`` etc., or a label for a user pool.
-        ids: one identifier per text.
-        ratings: reference Elo rating per text (higher = harder); never changed by scoring.
-        texts: the texts, or ``None`` for a built-in pool whose texts were not loaded yet.
-        judge_scores: latent scores of the pool texts by pointwise judges, keyed by judge name.
-        reference: where the ratings come from (e.g. a history file).
+    Attributes
+    ----------
+    name : str
+        ``arts3000`` etc., or a label for a user pool.
+    ids : list of str
+        One identifier per text.
+    ratings : numpy.ndarray
+        Reference Elo rating per text (higher = harder); never changed by scoring.
+    texts : list of str or None
+        The texts, or ``None`` for a built-in pool whose texts were not loaded yet.
+    judge_scores : dict[str, numpy.ndarray]
+        Latent scores of the pool texts by pointwise judges, keyed by judge name.
+    reference : str
+        Where the ratings come from (e.g. a history file).
+    data_dir : str or None
+        The ARTS data folder a built-in pool's texts are read from (default
+        ``$ARTS_DATA_DIR`` or ``../shared/arts``).
     """
 
     name: str

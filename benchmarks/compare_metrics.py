@@ -23,8 +23,10 @@ parsed by the pointwise strategy), our learned judge, and RSRS when
 ``--rsrs-model`` names a local causal LM. The human side is the ARTS score
 (rank-scaled Elo, higher = harder) of the majority history; agreement and
 kappa compare each pairwise run's decisions with the majority's on the same
-376 matches. Every correlation has a paired BCa bootstrap 95 % interval;
-Williams' test (one-sided) compares each row with the best formula.
+376 matches. Every correlation has a 95% percentile bootstrap interval over
+texts (2000 resamples, seed 0: the bootstrap of
+``benchmarks/learned_judge_accuracy.py``, so that a figure both report has one
+interval); Williams' test (one-sided) compares each row with the best formula.
 """
 
 from __future__ import annotations
@@ -137,6 +139,11 @@ def learned_approach(texts: list[str], schedule: list[tuple[int, int]] | None = 
     return approach
 
 
+def resampling(args: argparse.Namespace) -> str:
+    """How the intervals were made, as the notes under the table say it."""
+    return f"95% intervals: {args.ci_method} bootstrap over texts ({args.n_boot} resamples, seed {args.seed})"
+
+
 def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
     data_dir = find_data_dir(args.data_dir)
     texts = [r["text"] for r in load_pool_rows("arts94", data_dir)]
@@ -162,14 +169,20 @@ def run_arts94(args: argparse.Namespace) -> tuple[list[dict], str]:
 
         approaches.append(Approach("RSRS", RSRS(args.rsrs_model).score(texts), "harder", "lm"))
     rows = compare.evaluate_approaches(
-        approaches, human, "harder", human_decisions=human_decisions, n_boot=args.n_boot, seed=args.seed
+        approaches,
+        human,
+        "harder",
+        human_decisions=human_decisions,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        ci_method=args.ci_method,
     )
     notes = [
         f"Human side: ARTS score (rank-scaled Elo, K=16, higher = harder) of the majority of 16 raters, "
         f"{n} texts; agreement (A) and Cohen's κ against the majority's {len(schedule)} decisions.",
-        "Correlations are signed so that positive = agrees with humans; 95% intervals: paired BCa bootstrap "
-        f"({args.n_boot} resamples, seed {args.seed}). p: one-sided Williams' test that the row correlates "
-        "better with humans than the reference (the best formula by Spearman).",
+        f"Correlations are signed so that positive = agrees with humans; {resampling(args)}. p: one-sided "
+        "Williams' test that the row correlates better with humans than the reference (the best formula by "
+        "Spearman).",
         "Pairwise rows: Elo ratings (K=16, start 1200) from replaying each recorded run through the "
         "history judge. The learned judge's A and κ are its decisions on the same matches (prob_harder of its "
         "two scores, as ARTS asks it), i.e. how often its ranking orders a scheduled pair like the majority.",
@@ -210,12 +223,20 @@ def run_file(args: argparse.Namespace) -> tuple[list[dict], str]:
         if learned is not None:
             extra.append(learned)
     rows = compare.compare_metrics(
-        texts, human, direction, learned=False, rsrs_model=rsrs, extra=extra, n_boot=args.n_boot, seed=args.seed
+        texts,
+        human,
+        direction,
+        learned=False,
+        rsrs_model=rsrs,
+        extra=extra,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        ci_method=args.ci_method,
     )
     notes = [
         f"Human side: {what}, {len(texts)} texts.",
-        "Correlations signed so that positive = agrees with humans; paired BCa bootstrap 95% intervals "
-        f"({args.n_boot} resamples); p: one-sided Williams' test against the best formula.",
+        f"Correlations signed so that positive = agrees with humans; {resampling(args)}; p: one-sided "
+        "Williams' test against the best formula.",
     ]
     return rows, "\n".join(f"- {x}" for x in notes) + "\n"
 
@@ -233,8 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", help="output name (default arts94, or the input file's stem)")
     p.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     p.add_argument("--data-dir", help="ARTS data folder (default: ARTS_DATA_DIR or ../shared/arts)")
-    p.add_argument("--n-boot", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples of the texts (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the resampling (default 0)")
+    p.add_argument(
+        "--ci-method",
+        choices=("percentile", "BCa", "basic"),
+        default="percentile",
+        help="how the resamples make an interval (default percentile)",
+    )
     p.add_argument("--no-learned", action="store_true", help="leave out our learned judge")
     p.add_argument("--rsrs-model", help="local causal LM folder (or cached name) for an RSRS row")
     args = p.parse_args(argv)

@@ -50,9 +50,13 @@ from arts_metric.elo import ratings_from_history, run_elo  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
 from arts_metric.readability import compute_formulas  # noqa: E402
 from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.stats import bootstrap_ci  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
+#: Every 95% CI here: a percentile bootstrap over texts, N_BOOT resamples from seed SEED
+#: (arts_metric.stats.bootstrap_ci, as benchmarks/compare_metrics.py computes its intervals).
 N_BOOT = 2000
+SEED = 0
 PAPER = {"GPT-4 pairwise run1 Elo": 0.7949}  # ARTS paper Table 3, shown for comparison only
 
 
@@ -121,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         "Dale-Chall": formulas["dale_chall"],
         "GPT-4 pairwise run1 Elo": gpt4,
     }
-    rng = np.random.default_rng(0)
+    # The resamples bootstrap_ci draws (the same generator, the same draw), kept for the margins.
+    rng = np.random.default_rng(SEED)
     boot = rng.integers(0, n, size=(N_BOOT, n))
     boot_sp = {name: _spearman_rows(v[boot], human[boot]) for name, v in approaches.items()}
     easy = human < np.median(human)
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Correlation with the Elo ratings of the human majority on ARTS94 (n = {n}; K=16, start 1200, "
         "higher = harder). Signed so that positive = agrees with the humans. 95% CI: percentile "
-        f"bootstrap over texts ({N_BOOT} resamples, seed 0). Margins: learned-2 (v2) or learned-1 (v1) minus the "
+        f"bootstrap over texts ({N_BOOT} resamples, seed {SEED}). Margins: learned-2 (v2) or learned-1 (v1) minus the "
         "row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
         f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI. "
         'The learned judges\' rows read each text whole (as `long_texts="team"` and `"whole"` do for texts '
@@ -156,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name, v in approaches.items():
         pe, ke = pearsonr(v, human)[0], kendalltau(v, human)[0]
-        lo, hi = np.percentile(boot_sp[name], [2.5, 97.5])
+        lo, hi = bootstrap_ci(v, human, "spearman", n_resamples=N_BOOT, seed=SEED, method="percentile")
         margins = []
         for ref in (label["v2"], label["v1"]):
             if name == ref:
@@ -190,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         elo_v = elo_on_schedule(np.asarray(scores, dtype=float), majority)
         sp_v = spearmanr(elo_v, human)[0]
         boot_v = _spearman_rows(elo_v[boot], human[boot])
-        lo, hi = np.percentile(boot_v, [2.5, 97.5])
+        lo, hi = bootstrap_ci(elo_v, human, "spearman", n_resamples=N_BOOT, seed=SEED, method="percentile")
         margin = f"{sp_v - sp[gpt_name]:+.4f} {_ci(boot_v - boot_sp[gpt_name])}"
         easy_txt = easier_half(elo_v)
         name = f"{label[v]}, Elo on the schedule"

@@ -1,18 +1,33 @@
-"""The documentation: the README's agreement table and picture come from the project's own
-outputs, the site quotes benchmarks/results and the command line's help, its user pages
-speak to users, its examples run, and it builds with warnings as errors."""
+"""The documentation: the README's agreement table and picture and the metric card's table
+come from the project's own outputs, every page quotes one interval for a figure, the site
+quotes benchmarks/results and the command line's help (fitting its column, without the
+building machine's state), its user pages speak to users, its examples run or say they are
+fragments, the API reference reads every docstring as numpydoc, and it builds with warnings
+as errors."""
 
 from __future__ import annotations
 
+import html
 import importlib.util
+import logging
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import griffe
 import pytest
-from doc_examples import REPO, registered_env, run_doctests
+from doc_examples import (
+    FRAGMENT,
+    PYTHON_BLOCK,
+    REPO,
+    python_examples,
+    registered_env,
+    run_doctests,
+    run_example,
+    undefined_names,
+)
 
 DOCS = REPO / "docs"
 
@@ -180,19 +195,30 @@ def test_the_picture_shows_the_current_scores(tmp_path):
     )
 
 
-@pytest.mark.slow
-def test_the_site_builds_strict_and_quotes_the_results(tmp_path):
-    site = tmp_path / "site"
+def _mkdocs_build(project: Path, site: Path) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict`` of the project at ``project`` into ``site``, offline."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    proc = subprocess.run(
+    return subprocess.run(
         [str(Path(sys.executable).parent / "mkdocs"), "build", "--strict", "--site-dir", str(site)],
-        cwd=REPO,
+        cwd=project,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The documentation site, built once for this module's tests (fails on any warning)."""
+    site = tmp_path_factory.mktemp("docs") / "site"
+    proc = _mkdocs_build(REPO, site)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return site
+
+
+@pytest.mark.slow
+def test_the_site_builds_strict_and_quotes_the_results(site):
     results = (site / "results" / "index.html").read_text(encoding="utf-8")
     assert "0.8318" in results and "0.968 (0.951, 0.983)" in results and "[[" not in results
     assert (site / "results" / "arts94_metrics.png").read_bytes() == (
@@ -201,6 +227,15 @@ def test_the_site_builds_strict_and_quotes_the_results(tmp_path):
     api = (site / "reference" / "scoring" / "index.html").read_text(encoding="utf-8")
     assert "score_texts" in api and "the texts to score" in api  # generated from the docstrings
     assert ":class:" not in api and not re.search(r"<code>[^<]*the texts to score", api)  # prose is not a type
+    # every parameter its own row, with its own type: the direction's row is not the human scores'
+    direction = re.search(r"<code>human_higher_is</code>\s*</td>\s*<td>(.*?)</td>", api, re.S).group(1)
+    assert "Direction" in direction and "Sequence" not in direction
+    # ScoringConfig lists every setting (a row each)
+    from arts_metric.config import ScoringConfig
+
+    start = api.index('id="arts_metric.config.ScoringConfig"')
+    config = api[start : api.index('class="doc doc-heading"', start + 100)]
+    assert all(re.search(rf"<td>\s*<code>{name}</code>\s*</td>", config) for name in ScoringConfig.names())
     assert "usage: arts compare" in (site / "cli" / "index.html").read_text(encoding="utf-8")
 
 
@@ -218,3 +253,284 @@ def test_the_documents_figures_the_readme_and_card_quote_are_in_the_benchmark_ou
     figures = re.findall(r"\b0\.\d{3}\b", section)
     assert len(figures) >= 10
     assert [f for f in figures if f not in results] == []
+
+
+# --- the API reference: one docstring style, read as numpydoc --------------------------------
+
+
+def _extension(name: str):
+    spec = importlib.util.spec_from_file_location(f"docs_hook_{name}", DOCS / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _objects(obj: griffe.Object):
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from _objects(member)
+
+
+def test_the_numpydoc_check_finds_google_sections_and_combined_entries():
+    check = _extension("griffe_numpy")
+    clean = "Score.\n\nParameters\n----------\nx : int\n    one.\ny\n    the other, ``a, b``.\n"
+    assert check.problems(clean) == []
+    google = "Score.\n\nArgs:\n    x: one.\n\nReturns:\n    the score.\n"
+    assert [line for line, _ in check.problems(google)] == [2, 5]
+    assert "Google-style section 'Args:'" in check.problems(google)[0][1]
+    combined = "Score.\n\nParameters\n----------\nx : int\n    one.\ny, z : the others.\n**settings\n    more.\n"
+    ((line, message),) = check.problems(combined)
+    assert line == 6 and "'y, z' names several items" in message
+
+
+def test_every_docstring_of_the_package_is_numpydoc():
+    """The whole package as the reference reads it: no Google-style section, no entry naming
+    several parameters, and nothing griffe's numpy parser warns about."""
+    check = _extension("griffe_numpy")
+    prose = _griffe_prose()
+    package = griffe.load(
+        "arts_metric",
+        search_paths=[str(REPO)],
+        docstring_parser="numpy",
+        extensions=griffe.load_extensions(prose.ProseParameters),
+        resolve_aliases=False,
+    )
+    warnings: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: warnings.append(record.getMessage())
+    griffe_logger = logging.getLogger("griffe")
+    griffe_logger.addHandler(handler)
+    found = []
+    try:
+        for obj in _objects(package):
+            if obj.docstring is None:
+                continue
+            obj.docstring.parse("numpy")  # griffe warns on what it cannot read
+            found += [f"{obj.path} line {line}: {message}" for line, message in check.problems(obj.docstring.value)]
+    finally:
+        griffe_logger.removeHandler(handler)
+    assert not found and not warnings, "\n".join(found + warnings)
+
+
+@pytest.mark.slow
+def test_a_docstring_that_is_not_numpydoc_stops_the_strict_build(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("::: pkg.score\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: check\nplugins:\n  - mkdocstrings:\n      handlers:\n        python:\n"
+        "          paths: [.]\n          options:\n            docstring_style: numpy\n"
+        f"            extensions:\n              - {DOCS / 'hooks' / 'griffe_numpy.py'}:NumpyStyle\n",
+        encoding="utf-8",
+    )
+    numpy_doc = '"""Score.\n\n    Parameters\n    ----------\n    a : int\n        one.\n    """'
+    (tmp_path / "pkg" / "__init__.py").write_text(f"def score(a):\n    {numpy_doc}\n", encoding="utf-8")
+    assert _mkdocs_build(tmp_path, tmp_path / "site").returncode == 0
+    google_doc = '"""Score.\n\n    Args:\n        a: one.\n    """'
+    (tmp_path / "pkg" / "__init__.py").write_text(f"def score(a):\n    {google_doc}\n", encoding="utf-8")
+    proc = _mkdocs_build(tmp_path, tmp_path / "site")
+    assert proc.returncode != 0
+    assert "pkg/__init__.py:4: pkg.score: Google-style section 'Args:'" in proc.stderr
+    # and what griffe's own parser warns about reaches MkDocs too
+    unknown_doc = numpy_doc.replace("a : int", "b : int")
+    (tmp_path / "pkg" / "__init__.py").write_text(f"def score(a):\n    {unknown_doc}\n", encoding="utf-8")
+    proc = _mkdocs_build(tmp_path, tmp_path / "site")
+    assert proc.returncode != 0 and "Parameter 'b' does not appear in the function signature" in proc.stderr
+
+
+def test_the_reference_lists_every_scoring_setting_with_its_default_type_and_meaning():
+    from arts_metric.config import ScoringConfig
+
+    settings = _extension("griffe_settings")
+    config = griffe.load(
+        "arts_metric.config",
+        search_paths=[str(REPO)],
+        docstring_parser="numpy",
+        extensions=griffe.load_extensions(settings.SettingsParameters),
+        resolve_aliases=False,
+    )
+    sections = config["ScoringConfig"].docstring.parse("numpy")
+    (parameters,) = [s.value for s in sections if s.kind is griffe.DocstringSectionKind.parameters]
+    assert [p.name for p in parameters] == list(ScoringConfig.names())
+    fields = {f.name: f for f in ScoringConfig.__dataclass_fields__.values()}
+    for p in parameters:
+        f = fields[p.name]
+        default = list(f.default) if isinstance(f.default, tuple) else f.default
+        assert (str(p.annotation), p.default) == (f.metadata["type"], repr(default)), p.name
+        assert html.unescape(p.description).lower() == f"{f.metadata['help']}.".lower(), p.name
+
+
+# --- one interval for a figure, whichever page quotes it ------------------------------------
+
+#: A quote of the learned judge's Spearman with the ARTS94 majority (.832) and the interval
+#: written after it (in the same table row or sentence).
+QUOTE_832 = re.compile(r"(?<![\d.])(?:0?\.832|0\.8318)(?!\d)[\s|]*[(\[]\s*(-?0?\.\d+),\s*(-?0?\.\d+)\s*[)\]]")
+#: How the interval was resampled, as every page quoting it says.
+RESAMPLING = re.compile(r"bootstrap (?:interval )?over texts[ ,(]+2,?000 resamples, seed 0")
+
+
+def _every_page() -> dict[str, str]:
+    """Every text a reader meets, as shown: the README, every docs page with its markers
+    expanded, the metric card and the Space's About tab."""
+    from arts_metric.space_app.about import about_markdown
+
+    hook = _hook()
+    pages = {"README.md": (REPO / "README.md").read_text(encoding="utf-8")}
+    for path in sorted(DOCS.rglob("*.md")):
+        pages[str(path.relative_to(REPO))] = hook.expand(path.read_text(encoding="utf-8"))
+    pages["metric_card.md"] = (REPO / "metric_card.md").read_text(encoding="utf-8")
+    pages["the Space's About tab"] = "\n\n".join(about_markdown())
+    return pages
+
+
+def test_every_page_quotes_one_interval_for_the_learned_judges_arts94_spearman():
+    hook = _hook()
+    lines = hook.results_table("learned_judge_accuracy.md", 1).splitlines()
+    row = next(cells for cells in map(hook._cells, lines[2:]) if cells[0].startswith("learned judge (learned-1"))
+    assert f"{float(row[1]):.3f}" == "0.832"
+    the_interval = tuple(float(x) for x in re.findall(r"-?\d\.\d+", row[2]))
+    quoted: dict[str, set] = {}
+    pages = _every_page()
+    for name, text in pages.items():
+        # sections about ARTS94 (a heading starts a section), where .832 is that figure
+        for section in re.split(r"^#{1,6} .*$", text, flags=re.M):
+            if re.search(r"ARTS94|majority", section):
+                for lo, hi in QUOTE_832.findall(section):
+                    quoted.setdefault(name, set()).add((float(lo), float(hi)))
+    other = {name: found - {the_interval} for name, found in quoted.items() if found - {the_interval}}
+    assert not other, f"intervals other than {the_interval} quoted for .832: {other}"
+    assert {"README.md", "docs/results.md", "metric_card.md", "the Space's About tab"} <= set(quoted)
+    unstated = [name for name in quoted if not RESAMPLING.search(" ".join(pages[name].split()))]
+    assert not unstated, f"pages quoting the interval without saying how it was resampled: {unstated}"
+
+
+def test_the_metric_card_table_is_rendered_from_the_benchmark_output(tmp_path, monkeypatch):
+    hook = _hook()
+    card = (REPO / "metric_card.md").read_text(encoding="utf-8")
+    assert hook.card_table() in card
+    assert "| .832 [.743, .886] |" in hook.card_table()  # the learned judge's row, from arts94_metrics.md
+    original = (hook.RESULTS / "arts94_metrics.md").read_text(encoding="utf-8")
+    (tmp_path / "arts94_metrics.md").write_text(original.replace("0.832 [0.743, 0.886]", "0.999 [0.111, 0.222]"))
+    monkeypatch.setattr(hook, "RESULTS", tmp_path)
+    assert "| .999 [.111, .222] |" in hook.card_table()
+    (tmp_path / "arts94_metrics.md").write_text(original.replace("percentile bootstrap over texts", "a bootstrap"))
+    with pytest.raises(ValueError, match="does not say how its intervals were resampled"):
+        hook.card_table()
+
+
+# --- examples that run as written -------------------------------------------------------------
+
+
+def _example_pages() -> dict[str, str]:
+    """The README, every docs page and the metric card, as written (Markdown)."""
+    pages = {"README.md": (REPO / "README.md").read_text(encoding="utf-8")}
+    for path in sorted(DOCS.rglob("*.md")):
+        pages[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
+    pages["metric_card.md"] = (REPO / "metric_card.md").read_text(encoding="utf-8")
+    return pages
+
+
+def test_every_python_example_defines_what_it_uses_or_is_marked_a_fragment():
+    found = []
+    for name, text in _example_pages().items():
+        for code in PYTHON_BLOCK.findall(text):
+            if code.startswith(FRAGMENT):
+                assert len(code.splitlines()[0]) > len(FRAGMENT) + 10, f"{name}: say what the fragment needs"
+        for code in python_examples(text):
+            if undefined_names(code):
+                found.append(f"{name}: {', '.join(undefined_names(code))} undefined in\n{code}")
+    assert not found, "\n".join(found)
+
+
+#: ``evaluate.load`` of a module other than ARTS (SARI, ...): evaluate fetches it from the Hub.
+HUB_LOAD = re.compile(r"""evaluate\.load\(\s*["'](?!arts["'])[\w/-]+["']""")
+
+
+def test_an_example_that_needs_the_network_says_so():
+    found = []
+    for name, text in _example_pages().items():
+        for block in re.finditer(r"^```(?:python|pycon)\n.*?^```$", text, re.S | re.M):
+            if HUB_LOAD.search(block.group(0)):
+                section = re.split(r"^#{1,6} .*$", text[: block.start()], flags=re.M)[-1]
+                if "network" not in section:
+                    found.append(f"{name}: {HUB_LOAD.search(block.group(0)).group(0)}")
+    assert not found, f"examples loading a module from the Hub without saying it needs the network: {found}"
+
+
+@pytest.mark.slow
+def test_every_python_example_runs_as_written(tmp_path):
+    """Every ```python block of the README, the docs and the metric card that is not marked a
+    fragment runs in a fresh offline interpreter, from a folder holding ``examples/``."""
+    env = registered_env(tmp_path)
+    examples = [(name, code) for name, text in _example_pages().items() for code in python_examples(text)]
+    assert {"README.md", "docs/guides/scale.md", "docs/guides/rank-systems.md"} <= {n for n, _ in examples}
+    for i, (name, code) in enumerate(examples):
+        run_example(code, tmp_path, env, f"example{i}")
+
+
+# --- the command line page and long tables -----------------------------------------------
+
+
+def test_the_command_line_page_fits_its_column_and_describes_no_machine():
+    from arts_metric.cli import SUBCOMMANDS, _registration_line
+
+    hook = _hook()
+    for command in ("arts", *(name.replace("_", "-") for name in SUBCOMMANDS)):
+        text = hook.cli_help(command)
+        assert text.startswith("```text\nusage: arts")
+        too_wide = [line for line in text.splitlines() if len(line) > 80]
+        assert not too_wide, (command, too_wide)
+    page = re.sub(r"\s", "", hook.expand((DOCS / "cli.md").read_text(encoding="utf-8")))
+    assert re.sub(r"\s", "", _registration_line()) not in page  # this machine's state
+    assert "hasbeenrun" not in page and "Firststepafterinstalling" not in page
+
+
+def test_a_long_results_table_is_collapsed():
+    hook = _hook()
+    block = hook.expand("[[results: placement_budget.md, table 1, collapsed]]\n")
+    table = hook.results_table("placement_budget.md", 1)
+    rows = len(table.splitlines()) - 2
+    assert block.startswith(f'??? note "The whole table ({rows} rows)"\n\n')
+    assert block.split("\n\n", 1)[1].rstrip("\n") == "\n".join(f"    {line}" for line in table.splitlines())
+    with pytest.raises(ValueError, match="expected 'NAME.md, table N'"):
+        hook.expand("[[results: placement_budget.md, table 1, folded]]\n")
+    # no page shows a table longer than 40 rows open
+    long_tables = []
+    for name, text in _user_pages().items():
+        for found in re.finditer(r"(?:^\|.*\|\n)+", hook.expand(text), re.M):
+            if len(found.group(0).splitlines()) - 2 > 40:
+                long_tables.append(f"{name}: {found.group(0).splitlines()[0][:80]}")
+    assert not long_tables, long_tables
+
+
+@pytest.mark.slow
+def test_the_site_reads_without_sideways_scrolling_or_a_table_pages_long(site):
+    import functools
+    import http.server
+    import threading
+
+    from browser import chromium
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"http://127.0.0.1:{server.server_port}/cli/")
+            clipped = page.evaluate(
+                "() => Array.from(document.querySelectorAll('pre > code'))"
+                ".filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText.slice(0, 60))"
+            )
+            assert not clipped, clipped
+            page.goto(f"http://127.0.0.1:{server.server_port}/results/")
+            heights = page.evaluate(
+                "() => Array.from(document.querySelectorAll('table')).filter(t => t.checkVisibility())"
+                ".map(t => [Math.round(t.getBoundingClientRect().height), t.innerText.slice(0, 40)])"
+            )
+            assert heights and max(h for h, _ in heights) < 3000, sorted(heights)[-3:]
+            assert page.evaluate("() => document.querySelectorAll('details:not([open]) table').length") == 1
+    finally:
+        server.shutdown()

@@ -6,7 +6,8 @@ Evaluating the Evaluators, Tables 2 and 9 / appendix C):
 * every approach gets Pearson, Spearman and Kendall (tau-b) correlations with
   the human scores, signed so that **positive = agrees with humans** whatever
   the directions (FRE and C-Scores are higher = easier), each with a paired
-  bootstrap 95 % interval (:func:`arts_metric.stats.bootstrap_ci`, BCa);
+  bootstrap 95 % interval over the texts (:func:`arts_metric.stats.bootstrap_ci`;
+  BCa unless ``ci_method`` says otherwise);
 * approaches that make pairwise decisions also get percent agreement and
   Cohen's kappa with the human decisions on the same matches;
 * Williams' test (one-sided, :func:`arts_metric.stats.williams_test`) asks
@@ -121,13 +122,16 @@ def evaluate_approaches(
     reference: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    ci_method: Literal["percentile", "basic", "BCa"] = "BCa",
     progress: bool = True,
 ) -> list[dict[str, Any]]:
     """One row (dict keyed by :data:`COLUMNS`) per approach, in the given order.
 
     ``reference`` names the approach Williams' test compares with; by default
     the ``kind == "formula"`` approach with the highest Spearman (the table is
-    then "is this better than the best formula?"). Empty cells are None.
+    then "is this better than the best formula?"). Empty cells are None. Each
+    correlation's 95% interval resamples the texts ``n_boot`` times from ``seed``
+    (:func:`arts_metric.stats.bootstrap_ci` with ``method=ci_method``).
     """
     human_higher_is = _direction(human_higher_is, "human_higher_is")
     human = np.asarray(human_scores, dtype=float)
@@ -164,7 +168,9 @@ def evaluate_approaches(
             raise ValueError(f"approach {a.name!r}: {exc}") from None
         for stat in STATS:
             row[stat] = corr[stat]
-            lo, hi = bootstrap_ci(x[mask], human_signed[mask], stat=stat, n_resamples=n_boot, seed=seed)
+            lo, hi = bootstrap_ci(
+                x[mask], human_signed[mask], stat=stat, n_resamples=n_boot, seed=seed, method=ci_method
+            )
             row[f"{stat}_lo"], row[f"{stat}_hi"] = lo, hi
         if a.decisions is not None and human_dec is not None:
             dec = _hard_decisions(a.decisions, a.name)
@@ -268,6 +274,7 @@ def compare_metrics(
     reference: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    ci_method: Literal["percentile", "basic", "BCa"] = "BCa",
     progress: bool = True,
 ) -> list[dict[str, Any]]:
     """The comparison table for any texts with human scores.
@@ -276,6 +283,8 @@ def compare_metrics(
     C-Scores or reading-ease ratings). Rows: the formulas, text length, the
     learned judge, RSRS when ``rsrs_model`` (a local model folder / cached
     name, or an :class:`arts_metric.analysis.rsrs.RSRS`) is given, then ``extra``.
+    Each correlation's 95% interval resamples the texts ``n_boot`` times from
+    ``seed`` (``ci_method``: ``"BCa"``, ``"percentile"`` or ``"basic"``).
     """
     if isinstance(texts, str):
         raise ValueError("texts must be a list of strings, not one string")
@@ -306,6 +315,7 @@ def compare_metrics(
         reference=reference,
         n_boot=n_boot,
         seed=seed,
+        ci_method=ci_method,
         progress=progress,
     )
 

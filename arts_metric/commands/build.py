@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 import warnings
 from contextlib import contextmanager
 from typing import Iterator
@@ -17,26 +18,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "build",
         help="build a new ARTS dataset: schedule, raters, majority, Elo, scores, HF dataset",
-        description=(
+        # The epilog's rater table keeps its lines (raw text), so the description is wrapped here,
+        # and every line fits 80 columns.
+        description=textwrap.fill(
             "Rate texts the ARTS way and write OUT as a Hugging Face dataset (Parquet + dataset card + "
             "ARTS-format histories). Resumable: every answer is stored in OUT/build.sqlite as it comes; "
             "running the same command again asks exactly the matches without an answer (never started, "
             "failed after retries, or not sent within max_requests) and nothing twice. Nothing is exported "
             "while a rater lacks answers, unless --allow-incomplete. One build per OUT at a time. "
-            "Human raters rate in the web interface (`arts rate OUT`); rerun the build once they are done."
+            "Human raters rate in the web interface (`arts rate OUT`); rerun the build once they are done.",
+            width=78,
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "rater SPEC: a judge spec followed by optional key=value settings, quoted as one argument:\n"
-            "  --rater openai:gpt-4o                     an LLM judge (see the LLM-judge docs)\n"
-            "  --rater 'openai:gpt-4o persona=medical runs=3'   three runs of a domain-expert persona\n"
-            "  --rater history:runs/gpt4.jsonl           a recorded history on the same schedule\n"
-            "  --rater learned                           the offline learned judge\n"
-            "  --rater human:alice  |  --rater 'human:*' people rating in `arts rate OUT`\n"
-            "reserved keys: name=NAME (rater name), group=GROUP (agreement group; default: the persona,\n"
-            "'human' for people, else the spec), runs=N (N runs; run i gets the judge option seed=i);\n"
-            "other keys go to the judge (e.g. persona=, temperature=, base_url=).\n"
-            "\nexample: arts build texts.txt --rater openai:gpt-4o-mini --rater 'human:*' --out my-arts"
+            "rater SPEC: a judge spec, then optional key=value settings, as one argument:\n"
+            "  --rater openai:gpt-4o              an LLM judge (see the LLM-judge docs)\n"
+            "  --rater 'openai:gpt-4o persona=medical runs=3'\n"
+            "                                     three runs of a domain-expert persona\n"
+            "  --rater history:runs/gpt4.jsonl    a recorded history on the same schedule\n"
+            "  --rater learned                    the offline learned judge\n"
+            "  --rater human:alice | --rater 'human:*'\n"
+            "                                     people rating in `arts rate OUT`\n"
+            "reserved keys: name=NAME (rater name), group=GROUP (agreement group; default:\n"
+            "the persona, 'human' for people, else the spec), runs=N (N runs; run i gets\n"
+            "the judge option seed=i); other keys go to the judge (e.g. persona=,\n"
+            "temperature=, base_url=).\n"
+            "\nexample:\n"
+            "arts build texts.txt --rater openai:gpt-4o-mini --rater 'human:*' --out my-arts"
         ),
     )
     p.add_argument(

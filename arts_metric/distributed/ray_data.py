@@ -198,19 +198,38 @@ def score_ray_dataset(
     """Return ``dataset`` (a ``ray.data.Dataset``) with the ARTS score columns of
     :func:`arts_metric.bulk.score_dataset` for ``text_column`` (lazy, as Ray Data is).
 
-    Args:
-        dataset: a ``ray.data.Dataset`` with a column of non-empty strings.
-        text_column: the column holding the texts.
-        actors: actors scoring at once (default: one per GPU of the cluster, else its CPUs // ``threads``).
-        threads: CPUs per actor, and the learned judge's torch threads.
-        device: the learned judge's device (default: ``"cuda"`` when the cluster has GPUs, else ``"cpu"``).
-        batch_size: texts per actor call (the values do not depend on it).
-        prefix: put before the new column names.
-        config, settings: the scoring settings, as for :func:`arts_metric.bulk.score_dataset`.
+    A source that reads data (``ray.data.read_*``) needs a CPU of its own beside
+    the actors' CPUs.
 
-    Returns ``arts`` (in [0, 1], higher = harder), ``arts_elo``, ``interval`` and
-    ``judge_calls`` per row. A source that reads data (``ray.data.read_*``) needs a CPU
-    of its own beside the actors' CPUs.
+    Parameters
+    ----------
+    dataset : ray.data.Dataset
+        A dataset with a column of non-empty strings.
+    text_column : str
+        The column holding the texts.
+    actors : int or None
+        Actors scoring at once (default: one per GPU of the cluster, else its
+        CPUs // ``threads``).
+    threads : int
+        CPUs per actor, and the learned judge's torch threads.
+    device : str or None
+        The learned judge's device (default: ``"cuda"`` when the cluster has
+        GPUs, else ``"cpu"``).
+    batch_size : int
+        Texts per actor call (the values do not depend on it).
+    prefix : str
+        Put before the new column names.
+    config : ScoringConfig or None
+        The scoring settings to start from (default: every default).
+    **settings
+        Fields of :class:`~arts_metric.config.ScoringConfig` applied over
+        ``config``, as for :func:`arts_metric.bulk.score_dataset`.
+
+    Returns
+    -------
+    ray.data.Dataset
+        ``dataset`` with ``arts`` (in [0, 1], higher = harder), ``arts_elo``,
+        ``interval`` and ``judge_calls`` per row (``prefix`` before their names).
     """
     ray = _ray()
     config = ScoringConfig.from_settings(settings, base=config)

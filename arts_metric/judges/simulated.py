@@ -57,13 +57,21 @@ class _TruthTable:
 class SimulatedJudge(Judge):
     """Knows the true difficulty of each text; right with probability ``accuracy``.
 
-    Args:
-        texts: the texts it can be asked about (any unique strings).
-        truth: their true difficulty, higher = harder (only the order matters).
-        accuracy: probability of naming the truly harder text (0.5..1).
-            Equal true values are decided by a coin flip.
-        invalid_rate: probability of giving no usable answer (``None``).
-        seed: seeds the judge's own random stream.
+    Parameters
+    ----------
+    texts : Sequence[str]
+        The texts it can be asked about (any unique strings).
+    truth : Sequence[float]
+        Their true difficulty, higher = harder (only the order matters).
+    accuracy : float
+        Probability of naming the truly harder text (0.5..1). Equal true values
+        are decided by a coin flip.
+    invalid_rate : float
+        Probability of giving no usable answer (``None``).
+    seed : int
+        Seeds the judge's own random stream.
+    name : str or None
+        The judge's name (default ``simulated-ACCURACY``).
     """
 
     def __init__(

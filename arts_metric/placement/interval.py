@@ -41,18 +41,37 @@ def system_interval(
     distribution (``result.arts_quantiles``: posterior, bootstrap or
     likelihood) and, with ``resample_texts``, also resamples the texts with
     replacement (the system's texts are a sample of what it writes). With
-    ``resample_texts=False`` only the measurement error is counted.
+    ``resample_texts=False`` only the measurement error is counted. Texts
+    without any scored piece are left out.
 
-    Args:
-        weights: weight of each text in the mean (default equal).
-        units: when texts were cut into pieces, the result rows of each text
-            (a piece shared by two texts may appear in both); a text's score is
-            then the ``unit_weights``-weighted mean of its pieces (e.g. their
-            lengths). Default: every result row is one text.
-        level: default ``result.level``.
+    Parameters
+    ----------
+    result : PlacementResult
+        The placement of the system's texts (or of their pieces).
+    pool : Pool
+        The pool they were placed in (its scale turns ratings into ARTS).
+    weights : Sequence[float] | None
+        Weight of each text in the mean (default equal).
+    level : float or None
+        The interval's level (default ``result.level``).
+    draws : int
+        Replicates drawn (at least 10).
+    resample_texts : bool
+        Also resample the texts with replacement in each replicate.
+    seed : int
+        Seeds the replicates.
+    units : Sequence[Sequence[int]] | None
+        When texts were cut into pieces, the result rows of each text (a piece
+        shared by two texts may appear in both). Default: every result row is
+        one text.
+    unit_weights : Sequence[Sequence[float]] | None
+        With ``units``: the weight of each of a text's pieces (e.g. their
+        lengths); a text's score is the weighted mean of its pieces'.
 
-    Texts without any scored piece are left out. Returns ``(low, high)`` on the
-    ARTS scale (NaN, NaN when nothing was scored).
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` on the ARTS scale (NaN, NaN when nothing was scored).
     """
     level = check_level(result.level if level is None else level)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 10:

@@ -1,5 +1,6 @@
 """Put this folder on PYTHONPATH to run a Python process with the network cut:
-every socket connection and name lookup except for loopback raises. Used by
+every socket connection and name lookup except for loopback (and Unix-domain sockets,
+which never leave the machine: multiprocessing's managers use them) raises. Used by
 tests that check offline guarantees in a fresh interpreter (no cache warmed by
 earlier tests)."""
 
@@ -19,14 +20,17 @@ def _refuse(what):
     raise OSError(f"network blocked by tests/offline_site: {what!r}")
 
 
-def _connect(self, address):
+def _local(sock, address) -> bool:
     host = address[0] if isinstance(address, tuple) else address
-    return _real_connect(self, address) if _allowed(host) else _refuse(address)
+    return getattr(socket, "AF_UNIX", None) == sock.family or _allowed(host)
+
+
+def _connect(self, address):
+    return _real_connect(self, address) if _local(self, address) else _refuse(address)
 
 
 def _connect_ex(self, address):
-    host = address[0] if isinstance(address, tuple) else address
-    return _real_connect_ex(self, address) if _allowed(host) else _refuse(address)
+    return _real_connect_ex(self, address) if _local(self, address) else _refuse(address)
 
 
 def _getaddrinfo(host, *args, **kwargs):
