@@ -22,8 +22,8 @@ from arts_metric.space_app import (  # noqa: F401  (the app's functions, as a Sp
     configured_judges,
     hide_endpoint,
     pairs_figure,
+    pool_bins,
     pool_figure,
-    pool_rating,
     read_pairs_file,
     score,
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 SUFFIXES = (".txt", ".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".parquet")
@@ -124,21 +125,87 @@ def _require_column(df, name: str, text_column: str) -> None:
         raise ValueError(f"{name}: no {text_column!r} column (columns: {', '.join(map(str, df.columns))})")
 
 
+class BlankLineError(ValueError):
+    """A blank line between texts of one-text-per-line input (:func:`text_lines`), at ``line`` (from 1)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"line {line}: blank line")
+        self.line = line
+
+
+def text_lines(lines: list[str]) -> list[str]:
+    """The texts of one-text-per-line input (a ``.txt`` file, stdin, the Space's boxes): the
+    lines without the blank ones at the end. The rule every entry point applies.
+
+    Parameters
+    ----------
+    lines : list of str
+        The input's lines, in order.
+
+    Returns
+    -------
+    list of str
+        ``lines`` up to the last one that is not blank; text ``i`` (from 1) is line ``i``.
+
+    Raises
+    ------
+    BlankLineError
+        A blank (or whitespace-only) line before the last text: it would shift every later
+        text by one and misalign them with their sources or ids. Its ``line`` counts from 1.
+    """
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    for i, line in enumerate(lines[:end], start=1):
+        if not line.strip():
+            raise BlankLineError(i)
+    return lines[:end]
+
+
+#: Where a row label names its place: ``... line 3`` (lines from 1), ``... row 0`` / ``... item 0`` (from 0).
+_PLACE = re.compile(r" (line|row|item) (\d+)$")
+
+
+def label_line(label: str) -> int:
+    """Where a row of :func:`read_labelled_rows` is in its input, from 1: the line its label
+    names (``texts.csv line 3`` -> 3; the header is line 1 of a CSV file), or its row or item
+    counted from 1 (``data.parquet row 0`` -> 1).
+
+    Parameters
+    ----------
+    label : str
+        A label of :func:`read_labelled_rows` or :func:`labelled_lines`.
+
+    Returns
+    -------
+    int
+        The row's line (or row, or item) number, from 1.
+
+    Raises
+    ------
+    ValueError
+        A label that names no place.
+    """
+    found = _PLACE.search(label)
+    if found is None:
+        raise ValueError(f"{label!r} names no line, row or item")
+    return int(found[2]) + (found[1] != "line")
+
+
 def labelled_lines(lines: list[str], name: str, fmt: str, text_column: str = "text") -> list[tuple[str, dict]]:
     """Rows from lines already read (e.g. stdin): ``fmt`` is ``"txt"`` (one text
-    per line; trailing blank lines ignored, any other blank line a ``ValueError``
-    naming it) or ``"jsonl"`` (one JSON object per line, blank lines skipped)."""
+    per line, :func:`text_lines`: trailing blank lines ignored, any other blank line
+    a ``ValueError`` naming it) or ``"jsonl"`` (one JSON object per line, blank lines
+    skipped; the other lines keep their numbers)."""
     if fmt == "txt":
-        end = len(lines)
-        while end and not lines[end - 1].strip():
-            end -= 1
-        for i, line in enumerate(lines[:end], start=1):
-            if not line.strip():
-                raise ValueError(
-                    f"{name} line {i}: blank line (one text per line: a blank line would shift every later "
-                    "text by one; remove it, or use .jsonl)"
-                )
-        return [(f"{name} line {i}", {text_column: line}) for i, line in enumerate(lines[:end], start=1)]
+        try:
+            texts = text_lines(lines)
+        except BlankLineError as exc:
+            raise ValueError(
+                f"{name} line {exc.line}: blank line (one text per line: a blank line would shift every later "
+                "text by one; remove it, or use .jsonl)"
+            ) from None
+        return [(f"{name} line {i}", {text_column: line}) for i, line in enumerate(texts, start=1)]
     if fmt != "jsonl":
         raise ValueError(f"fmt must be 'txt' or 'jsonl', got {fmt!r}")
     rows = []

@@ -235,6 +235,29 @@ def test_txt_blank_lines_at_the_end_are_ignored_inside_they_are_named(tmp_path):
     assert f"{src} line 2: blank line" in line
 
 
+def test_every_output_row_says_where_its_text_is_in_the_input_from_one(tmp_path):
+    """`index` counts texts from 0 (as `predictions[i]`); `line` is where a person finds the
+    text in INPUT, from 1: its line in a .txt, .jsonl (blank lines keep their numbers) or .csv
+    file (the header is line 1), the number the table shows."""
+    txt = tmp_path / "in.txt"
+    txt.write_text("\n".join(TEXTS) + "\n")
+    rows = [json.loads(ln) for ln in run("score", str(txt), "--no-progress", "--formulas", "none").stdout.splitlines()]
+    assert [(r["index"], r["line"]) for r in rows] == [(0, 1), (1, 2)]
+    assert list(rows[0])[:3] == ["index", "line", "text"]
+    jl = tmp_path / "in.jsonl"
+    jl.write_text(json.dumps({"text": TEXTS[0]}) + "\n\n" + json.dumps({"text": TEXTS[1]}) + "\n")
+    out = tmp_path / "out.csv"
+    proc = run("score", str(jl), "--out", str(out), "--no-progress", "--formulas", "none")
+    assert proc.returncode == 0, proc.stderr
+    assert [(r["index"], r["line"]) for r in csv.DictReader(out.open(encoding="utf-8"))] == [("0", "1"), ("1", "3")]
+    table = tmp_path / "in.csv"
+    with table.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["text"], *([t] for t in TEXTS)])
+    proc = run("score", str(table), "--no-progress", "--formulas", "none", "--format", "table")
+    assert proc.returncode == 0, proc.stderr
+    assert [ln.split()[0] for ln in proc.stdout.splitlines()[1:]] == ["2", "3"]  # the CSV's own lines
+
+
 def test_build_out_on_a_file_and_too_many_matches_per_text_are_one_line(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("".join(f"Text number {i} is here.\n" for i in range(5)))
@@ -366,9 +389,14 @@ def test_sentences_with_a_csv_out_go_to_a_second_csv_beside_it(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "scores.csv", "scores.sentences.csv"]
     with side.open(encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        assert reader.fieldnames == ["index", "sentence", "text", "arts", "arts_elo", "words"]
+        assert reader.fieldnames == ["index", "line", "sentence", "text", "arts", "arts_elo", "words"]
         sentences = list(reader)
-    assert [(r["index"], r["sentence"]) for r in sentences] == [("0", "1"), ("1", "1"), ("1", "2"), ("1", "3")]
+    assert [(r["index"], r["line"], r["sentence"]) for r in sentences] == [
+        ("0", "1", "1"),
+        ("1", "2", "1"),
+        ("1", "2", "2"),
+        ("1", "2", "3"),
+    ]
     assert sentences[0]["text"] == TEXTS[0] and sentences[2]["text"].startswith("Notwithstanding")
     for row in texts:  # the side file's index is the main file's
         mine = [

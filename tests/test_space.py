@@ -192,15 +192,15 @@ def _texts_shown(breakdown: str) -> dict[int, list[dict]]:
 def test_the_score_tab_shows_each_texts_sentences_the_hardest_marked():
     from arts_metric.space_app import SENTENCES_LEGEND, score
 
-    texts = f"{PARAGRAPH}\n\nThe dog ran to the park.\nIt rained. The river rose."
+    texts = f"{PARAGRAPH}\nThe dog ran to the park.\nIt rained. The river rose.\n"
     table, _, _, _, breakdown = score(texts, "arts3000", [], "learned", progress=lambda *a, **k: None)
     res = score_texts(
         [PARAGRAPH, "The dog ran to the park.", "It rained. The river rose."], formulas=[], return_sentences=True
     )
     shown = _texts_shown(breakdown)
-    assert sorted(shown) == [1, 4]  # the visitor's line numbers; line 3 has one sentence: no breakdown
+    assert sorted(shown) == [1, 3]  # the visitor's line numbers; line 2 has one sentence: no breakdown
     assert SENTENCES_LEGEND in breakdown and "weighted by their words" in SENTENCES_LEGEND
-    for line, sentences in ((1, res["sentences"][0]), (4, res["sentences"][2])):
+    for line, sentences in ((1, res["sentences"][0]), (3, res["sentences"][2])):
         rows = shown[line]
         assert [r["cells"][3] for r in rows] == [s["text"] for s in sentences]  # as written, tags as text
         assert [r["cells"][1] for r in rows] == [f"{s['arts']:.3f}" for s in sentences]
@@ -251,3 +251,53 @@ def test_the_about_tab_shows_the_documents_summary_from_the_results_file(tmp_pat
     )
     assert documents_summary(SpaceFiles(tmp_path)).endswith("| figure | goal |\n|---|---|\n| x | 1 |")
     assert "is missing" in documents_summary(SpaceFiles(tmp_path / "nowhere"))
+
+
+# --------------------------------------------------------------------------- lines, counts and empty tables
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["One.\nTwo.\n", "One.\nTwo.\n\n  \n", "One.\n\nTwo.\n", "\nOne.\nTwo.", "One.\n \nTwo.", "One."],
+)
+def test_a_blank_line_is_treated_as_arts_score_treats_it(text):
+    """One rule for one text per line, in the Space's boxes and for `arts score`: blank lines at the end
+    are ignored, a blank line before a text is refused, naming it; the texts are numbered from 1."""
+    import gradio as gr
+
+    from arts_metric.space_app import numbered_lines, paired_lines
+    from arts_metric.textio import labelled_lines
+
+    try:
+        cli = [(label, row["text"]) for label, row in labelled_lines(text.splitlines(), "stdin", "txt")]
+    except ValueError as exc:
+        line = re.match(r"stdin line (\d+): blank line", str(exc))[1]
+        with pytest.raises(gr.Error, match=rf"Line {line} is blank: one text per line"):
+            numbered_lines(text)
+        with pytest.raises(gr.Error, match=rf"Line {line} is blank in both boxes"):
+            paired_lines(text, text)
+    else:
+        assert [(f"stdin line {i}", t) for i, t in numbered_lines(text)] == cli
+        assert [(i, a) for i, a, _ in paired_lines(text, text)] == numbered_lines(text)
+
+
+def test_the_summary_counts_one_text_and_several_texts():
+    from arts_metric.space_app import score
+
+    quiet = {"progress": lambda *a, **k: None}
+    assert score("The dog ran.", "arts94", [], "learned", **quiet)[2].startswith("**1 text** placed in")
+    assert score("The dog ran.\nIt rained.", "arts94", [], "learned", **quiet)[2].startswith("**2 texts** placed")
+
+
+def test_no_table_shows_placeholder_headers_before_or_between_clicks():
+    """Gradio names the columns of an empty table 1 2 3; the Space's tables show their own columns
+    before the first click and while a click clears the previous results."""
+    import gradio as gr
+
+    from arts_metric.space_app import build_app
+
+    tables = {b.elem_id: b for b in build_app().blocks.values() if isinstance(b, gr.Dataframe)}
+    assert set(tables) == {"score-table", "pairs-table", "leaderboard-table"}
+    for name, table in tables.items():
+        assert table.value["headers"] == table.postprocess(None).headers != ["1", "2", "3"], name
+    assert tables["score-table"].value["headers"] == ["line", "arts", "arts_elo", "fkgl", "fre", "dale_chall", "text"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from arts_metric.commands import CLIError
 from arts_metric.commands.score_engine import add_engine_flags, judge_settings, run_ray
 from arts_metric.commands.settings import add_setting_flags, config_from_args
-from arts_metric.textio import decode_text, labelled_lines, missing_field, read_labelled_rows
+from arts_metric.textio import decode_text, label_line, labelled_lines, missing_field, read_labelled_rows
 
 #: Texts scored per call: small, so that the progress bar moves often (scores do not depend on it).
 BATCH = 8
@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "score",
         help="score texts (higher ARTS = harder)",
         description="Score texts with ARTS and readability formulas. INPUT is a .txt file (one text per "
-        "line), a .jsonl or .csv file with a `text` field, or - for stdin (text lines, or JSON lines "
-        "when every line starts with '{'). Writes one JSON object (or CSV row) per text.",
+        "line, no blank line between texts), a .jsonl or .csv file with a `text` field, or - for stdin (text "
+        "lines, or JSON lines when every line starts with '{'). Writes one JSON object (or CSV row) per text: "
+        "`index` counts the texts from 0, `line` is where the text is in INPUT, from 1.",
     )
     p.add_argument("input", help="a .txt, .jsonl or .csv file, or - for stdin")
     p.add_argument(
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also write each text's sentences with their arts, arts_elo and words (the text's arts_elo is "
         "the mean of its sentences' arts_elo weighted by their words): a `sentences` list in each JSON "
         "record; with --out NAME.csv a second file NAME.sentences.csv beside it, one row per sentence "
-        "(index, sentence, text, arts, arts_elo, words); with --format table a row per sentence below its "
+        "(index, line, sentence, text, arts, arts_elo, words); with --format table a row per sentence below its "
         "text's, * marking the hardest (texts of one sentence get none). Needs --long-texts mean (the "
         "default); not with CSV on stdout or --engine ray",
     )
@@ -197,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
                 raise CLIError(f"rows {labels[start]} .. {labels[start + len(batch) - 1]}: {exc}") from None
             signature = res["arts_signature"]
             for j in range(len(batch)):
-                row = {"index": start + j}
+                row = {"index": start + j, "line": label_line(labels[start + j])}
                 if "id" in rows[start + j]:
                     rid = rows[start + j]["id"]
                     row["id"] = rid.item() if hasattr(rid, "item") else rid  # numpy scalars from CSV
@@ -239,14 +240,14 @@ def _short(text: str, limit: int = 70) -> str:
 
 
 #: The columns of the ``--sentences`` CSV file, one row per sentence.
-SENTENCE_COLUMNS = ("index", "sentence", "text", "arts", "arts_elo", "words")
+SENTENCE_COLUMNS = ("index", "line", "sentence", "text", "arts", "arts_elo", "words")
 
 
 def _sentence_rows(rows: list[dict]) -> list[dict]:
-    """One row per sentence: the text's ``index`` (as in the main output), the sentence's
-    1-based place in its text, its text, ``arts``, ``arts_elo`` and ``words``."""
+    """One row per sentence: the text's ``index`` and ``line`` (as in the main output), the
+    sentence's 1-based place in its text, its text, ``arts``, ``arts_elo`` and ``words``."""
     return [
-        {"index": r["index"], "sentence": k, **{c: s[c] for c in SENTENCE_COLUMNS[2:]}}
+        {"index": r["index"], "line": r["line"], "sentence": k, **{c: s[c] for c in SENTENCE_COLUMNS[3:]}}
         for r in rows
         for k, s in enumerate(r["sentences"], start=1)
     ]
@@ -260,15 +261,15 @@ def _hardest(sentences: list[dict]) -> int | None:
 
 
 def _table(rows: list[dict]) -> str:
-    """The rows as a fixed-width table, ``line`` counting texts from 1; with sentences, a row per
-    sentence below its text's (texts of two or more sentences), ``*`` marking the hardest."""
-    # "line" counts texts from 1, as the Space does (the JSON rows' "index" counts from 0)
-    cols = [c for c in rows[0] if c not in ("index", "id", "text", "units", "sentences")]
-    width = max(4, len(str(len(rows))))
+    """The rows as a fixed-width table, ``line`` (where each text is in INPUT, from 1, as in the
+    JSON rows and the Space); with sentences, a row per sentence below its text's (texts of two or
+    more sentences), ``*`` marking the hardest."""
+    cols = [c for c in rows[0] if c not in ("index", "line", "id", "text", "units", "sentences")]
+    width = max(4, len(str(rows[-1]["line"])))
     buf = io.StringIO()
     buf.write(f"{'line':>{width}}  " + "  ".join(f"{c:>10}" for c in cols) + "  text\n")
     for r in rows:
-        line = f"{r['index'] + 1:>{width}}  "
+        line = f"{r['line']:>{width}}  "
         buf.write(line + "  ".join(f"{_fmt(r[c]):>10}" for c in cols) + f"  {_short(r['text'])}\n")
         hardest = _hardest(r.get("sentences", []))
         if hardest is None:

@@ -2,8 +2,8 @@
 (``app.py`` beside the package runs it).
 
 - **Score texts**: :func:`arts_metric.scoring.score_texts` (what ``evaluate.load("arts").compute``
-  runs) on pasted texts, drawn on the reference pool's difficulty distribution
-  (:func:`arts_metric.pool.load_pool`) at the ``pool_rating`` the table shows, with the
+  runs) on pasted texts, drawn beside the reference pool's ratings
+  (:func:`arts_metric.pool.load_pool`) at the ``arts_elo`` the table shows, with the
   readability formulas beside; the table downloads as CSV. Below it, each text of several
   sentences sentence by sentence (``return_sentences=True``), its hardest sentence marked.
 - **Original vs simplification**: the same function with ``sources=``: per pair
@@ -11,7 +11,7 @@
   easier/harder verdict, the same for FKGL, and a before-and-after plot.
 - **Compare systems**: :func:`arts_metric.systems.compare_systems` on uploaded files:
   leaderboard (simplest first, shared ranks, a simplicity rating where higher = simpler,
-  and with sources a meaning-kept guard, :func:`arts_metric.systems.meaning.meaning_kept`),
+  and with sources what each system keeps of them, :mod:`arts_metric.systems.meaning`),
   figure, pairwise tests and the CSV files.
 - **About**: the metric card, the measured agreement with human raters, how to cite.
 
@@ -54,7 +54,7 @@ from arts_metric.space_app.about import (
 )
 from arts_metric.space_app.actions import compare, compare_pairs, score, system_names
 from arts_metric.space_app.calls import call_package, hide_endpoint
-from arts_metric.space_app.figures import pairs_figure, pool_figure, pool_rating
+from arts_metric.space_app.figures import pairs_figure, pool_bins, pool_figure
 from arts_metric.space_app.inputs import numbered_lines, paired_lines, read_pairs_file, read_text_file
 from arts_metric.space_app.layout import CSS, LEGEND, build_app, launch
 from arts_metric.space_app.sentences import SENTENCES_LEGEND, sentence_breakdown
@@ -84,8 +84,8 @@ __all__ = [
     "numbered_lines",
     "paired_lines",
     "pairs_figure",
+    "pool_bins",
     "pool_figure",
-    "pool_rating",
     "read_pairs_file",
     "read_text_file",
     "score",

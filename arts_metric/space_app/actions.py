@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from arts_metric.scoring import score_texts
 from arts_metric.space_app.calls import call_package
-from arts_metric.space_app.figures import pairs_figure, pool_figure, pool_rating
+from arts_metric.space_app.figures import pairs_figure, pool_figure
 from arts_metric.space_app.inputs import check_count, numbered_lines, paired_lines, read_text_file
 from arts_metric.space_app.sentences import sentence_breakdown
 from arts_metric.space_app.settings import (
@@ -27,9 +27,29 @@ from arts_metric.space_app.settings import (
     current_settings,
 )
 from arts_metric.systems import compare_systems
-from arts_metric.systems.meaning import MEANING_NOTE, meaning_kept
+from arts_metric.systems.meaning import MEANING_NOTE
 from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
 from arts_metric.wordless import RULE, leaderboard_note
+
+#: The columns of the Original vs simplification table (``p_output_easier`` with the learned judge only).
+PAIRS_COLUMNS = (
+    "line",
+    "ARTS verdict",
+    "p_output_easier",
+    "source_arts",
+    "arts",
+    "arts_delta",
+    "FKGL verdict",
+    "source_fkgl",
+    "fkgl",
+    "original",
+    "simplification",
+)
+
+
+def counted(n: int, what: str) -> str:
+    """``1 text``, ``2 texts``: a count with its noun in the right number."""
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def _num(value: Any, digits: int = 3, signed: bool = False) -> str:
@@ -63,25 +83,25 @@ def score(
         lambda: score_texts([t for _, t in items], config=config, return_sentences=True, **built),
         {"predictions": lines},
     )
-    placed = pool_rating(res["pool"], res["arts"])
-    table = pd.DataFrame({"line": lines, "arts": res["arts"], "pool_rating": placed})
+    table = pd.DataFrame({"line": lines, "arts": res["arts"], "arts_elo": res["arts_elo"]})
     for f in config.formulas:
         table[f] = res[f]
     table["text"] = [t for _, t in items]
     order = sorted(range(len(lines)), key=lambda k: (res["arts"][k] is None, res["arts"][k] or 0.0))
     easiest, hardest = lines[order[0]], lines[order[-1]]
     summary = (
-        f"**{len(items)} texts** placed in **{res['pool']}** ({POOL_NOTES.get(res['pool'], 'your pool')}) "
-        f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest); "
-        f"easiest: line {easiest}, hardest: line {hardest}."
+        f"**{counted(len(items), 'text')}** placed in **{res['pool']}** ({POOL_NOTES.get(res['pool'], 'your pool')}) "
+        f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest)"
+        + (f"; easiest: line {easiest}, hardest: line {hardest}." if len(items) > 1 else ".")
     )
     if res["n_wordless"]:
         summary += f" {res['n_wordless']} without a word (fewer than two letters in a row): {RULE}."
-    styled = table.style.format(precision=3, na_rep="-")  # shown rounded; the data (and the API) keep every digit
+    # shown rounded (Elo points to one decimal); the data (and the API) keep every digit
+    styled = table.style.format(precision=3, na_rep="-").format(precision=1, na_rep="-", subset=["arts_elo"])
     csv_path = Path(tempfile.mkdtemp(prefix="arts-scores-")) / "arts_scores.csv"
     table.to_csv(csv_path, index=False)
     sentences = sentence_breakdown(lines, res["arts"], res["sentences"])
-    return styled, pool_figure(res["pool"], lines, res["arts"]), summary, str(csv_path), sentences
+    return styled, pool_figure(res["pool"], lines, res["arts_elo"]), summary, str(csv_path), sentences
 
 
 def _verdict(difference: float | None) -> str:
@@ -144,8 +164,8 @@ def compare_pairs(
         else "the sign of arts_delta"
     )
     summary = (
-        f"**{n} pairs**, {res['pool']}, {_judge_words(res)}. ARTS: **{easier_arts} of {n}** simplifications "
-        f"easier ({basis}); mean `arts_delta` **{_num(res['arts_delta_mean'], signed=True)}** "
+        f"**{counted(n, 'pair')}**, {res['pool']}, {_judge_words(res)}. ARTS: **{easier_arts} of {n}** "
+        f"simplifications easier ({basis}); mean `arts_delta` **{_num(res['arts_delta_mean'], signed=True)}** "
         f"(source ARTS - output ARTS: positive = easier). FKGL: **{easier_fkgl} of {n}** lower."
     )
     figure = pairs_figure(
@@ -196,15 +216,11 @@ def compare(
     progress(0, desc=f"comparing {len(outputs)} systems")
     built = current_settings().built(judge)
     comparison = call_package(lambda: compare_systems(outputs, sources=src, config=config, views=views, **built), {})
-    if src is not None:
-        guard = meaning_kept(outputs, src).set_index("system")
-        for column in ("meaning_kept", "meaning_flagged"):
-            comparison.leaderboard[column] = comparison.leaderboard["system"].map(guard[column])
     folder = Path(tempfile.mkdtemp(prefix="arts-compare-"))
     files = comparison.to_dir(folder)
     info = comparison.info
     summary = (
-        f"**{len(outputs)} systems x {info['n_inputs']} inputs**, {info['pool']}, judge "
+        f"**{counted(len(outputs), 'system')} x {counted(info['n_inputs'], 'input')}**, {info['pool']}, judge "
         f"{info['judge'].get('judge', judge)}. Simplest first; systems share a rank when their pairwise test "
         f"is not significant (p >= {ALPHA:g}). `arts` higher = harder, `arts_delta` positive = easier than the "
         f"source; {SIMPLICITY_NOTE}. Intervals: 95% bootstrap over inputs."

@@ -10,17 +10,27 @@ import gradio as gr
 import pandas as pd
 
 from arts_metric.space_app.settings import MAX_TEXTS, bad_input
-from arts_metric.textio import decode_text, read_texts
+from arts_metric.textio import BlankLineError, decode_text, read_texts, text_lines
+
+#: Why a blank line between texts is refused, here as in ``arts score`` (:func:`arts_metric.textio.text_lines`).
+BLANK_LINE = "one text per line, no blank line between texts (blank lines at the end are fine)"
 
 
 def numbered_lines(text: str | None) -> list[tuple[int, str]]:
-    """``(line number, text)`` for every non-blank line (numbers count from 1, blank lines included)."""
-    return [(i, line.strip()) for i, line in enumerate((text or "").splitlines(), start=1) if line.strip()]
+    """``(line number, text)`` for every line of a box of one text per line (numbers from 1);
+    blank lines at the end are ignored and a blank line before a text is an error naming it,
+    the rule of ``arts score`` (:func:`~arts_metric.textio.text_lines`)."""
+    try:
+        lines = text_lines((text or "").splitlines())
+    except BlankLineError as exc:
+        raise bad_input(f"Line {exc.line} is blank: {BLANK_LINE}.") from None
+    return [(i, line.strip()) for i, line in enumerate(lines, start=1)]
 
 
 def paired_lines(originals: str | None, outputs: str | None) -> list[tuple[int, str, str]]:
     """``(line number, original, simplification)`` from two boxes with one text per line,
-    aligned by line; a line blank in both is skipped, blank in one is an error naming it."""
+    aligned by line; blank lines at the end are ignored, and a line blank in either box is an
+    error naming it (:func:`numbered_lines`)."""
     left, right = (originals or "").splitlines(), (outputs or "").splitlines()
     while left and not left[-1].strip():
         left.pop()
@@ -33,11 +43,12 @@ def paired_lines(originals: str | None, outputs: str | None) -> list[tuple[int, 
         )
     pairs = []
     for i, (a, b) in enumerate(zip(left, right), start=1):
-        if a.strip() and b.strip():
-            pairs.append((i, a.strip(), b.strip()))
-        elif a.strip() or b.strip():
+        if not a.strip() and not b.strip():
+            raise bad_input(f"Line {i} is blank in both boxes: {BLANK_LINE}.")
+        if not a.strip() or not b.strip():
             missing = "simplification" if a.strip() else "original"
             raise bad_input(f"Line {i}: the {missing} is empty (one pair per line, in the same order).")
+        pairs.append((i, a.strip(), b.strip()))
     return pairs
 
 

@@ -10,7 +10,7 @@ import gradio as gr
 
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, documents_summary
-from arts_metric.space_app.actions import compare, compare_pairs, score
+from arts_metric.space_app.actions import PAIRS_COLUMNS, compare, compare_pairs, score
 from arts_metric.space_app.inputs import read_pairs_file
 from arts_metric.space_app.settings import (
     DEFAULT_FORMULAS,
@@ -24,17 +24,32 @@ from arts_metric.space_app.settings import (
 from arts_metric.systems import VIEWS
 from arts_metric.systems.meaning import SIMPLICITY_ONLY
 
-#: One text per line: the boxes scroll sideways instead of wrapping, so line n is row n on both sides.
+#: The page's style, from a phone (390 px) to a desktop: one text per line in the boxes (they scroll
+#: sideways instead of wrapping, so line n is row n on both sides); tables that scroll sideways
+#: rather than squeeze or clip their columns; figures that keep a readable size (scrolling sideways
+#: on a phone) below their label.
 CSS = (
     ".one-per-line textarea { white-space: pre; overflow-x: auto; }\n"
     "#leaderboard td, #pairwise td { white-space: nowrap; }\n"
     "#leaderboard table, #pairwise table { display: block; max-width: 100%; overflow-x: auto; }\n"
-    "#leaderboard th, #pairwise th { white-space: normal; min-width: 4em; }"
+    "#leaderboard th, #pairwise th { white-space: normal; overflow-wrap: normal; word-break: normal; "
+    "min-width: 4em; }\n"
+    ".arts-plot .matplotlib.layout { overflow-x: auto; padding-top: 2.4rem; align-items: safe center; }\n"
+    "#score-plot img { min-width: 640px; }\n"
+    "#pairs-plot img { min-width: 690px; }\n"
+    "#compare-plot img { min-width: 1000px; }\n"
+    "#score-sentences .arts-text { overflow-x: auto; }\n"
+    "#score-sentences .arts-text table { min-width: 34em; }"
 )
+#: At most this many characters of a text in a table cell; a click on the cell shows it whole.
+CELL_CHARS = 70
 LEGEND = (
     "**How to read it.** `arts` in [0, 1] is the share of the reference pool's texts judged easier than "
-    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `pool_rating` is the same place on "
-    "the pool's Elo scale, where the figure draws the text (Elo points, higher = harder). Formulas, **higher = harder**: "
+    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `arts_elo` is the same judgment as an "
+    "Elo rating on the scale of the pool's ratings (Elo points, **higher = harder**; +400 = 10:1 odds of being "
+    "judged harder), unbounded: a text easier or harder than most of the pool lies beyond the pool's own "
+    "ratings, and the figure draws it there, outside the shaded range (a text further out: an arrow at the "
+    "figure's edge, with its rating). Formulas, **higher = harder**: "
     + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f])
     + "; **higher = easier**: "
     + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f])
@@ -80,7 +95,7 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                 visible=len(settings.judges) > 1,
                 info="LLM judges configured by this Space's owner (they need the ARTS data for the pool's texts)",
             )
-        with gr.Tabs():
+        with gr.Tabs(overflow_behavior="wrap"):  # every tab one tap away, also on a phone
             with gr.Tab("Score texts", id="score"):
                 with gr.Row():
                     with gr.Column(scale=3):
@@ -97,10 +112,15 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                         )
                         score_button = gr.Button("Score", variant="primary")
                 score_summary = gr.Markdown(elem_id="score-summary")
-                score_plot = gr.Plot(label="The reference pool's difficulty distribution", elem_id="score-plot")
+                score_plot = gr.Plot(
+                    label="The reference pool's difficulty distribution",
+                    elem_id="score-plot",
+                    elem_classes=["arts-plot"],
+                )
                 score_table = gr.Dataframe(
-                    label="Scores (arts: higher = harder; FRE: higher = easier)",
-                    wrap=True,
+                    label="Scores (arts: higher = harder; FRE: higher = easier). Click a text to read it whole.",
+                    headers=["line", "arts", "arts_elo", *DEFAULT_FORMULAS, "text"],
+                    max_chars=CELL_CHARS,
                     interactive=False,
                     elem_id="score-table",
                 )
@@ -140,9 +160,13 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                     pairs_button = gr.Button("Compare pairs", variant="primary", scale=1)
                 pairs_summary = gr.Markdown(elem_id="pairs-summary")
                 pairs_table = gr.Dataframe(
-                    label="Per pair (green: easier, red: harder)", wrap=True, interactive=False, elem_id="pairs-table"
+                    label="Per pair (green: easier, red: harder). Click a text to read it whole.",
+                    headers=list(PAIRS_COLUMNS),
+                    max_chars=CELL_CHARS,
+                    interactive=False,
+                    elem_id="pairs-table",
                 )
-                pairs_plot = gr.Plot(label="Before and after", elem_id="pairs-plot")
+                pairs_plot = gr.Plot(label="Before and after", elem_id="pairs-plot", elem_classes=["arts-plot"])
             with gr.Tab("Compare systems", id="systems"):
                 gr.Markdown(
                     "Upload the inputs (sources) and one file per system with its outputs, one per line in "
@@ -185,13 +209,17 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                         label="Example: a light and a strong rewrite",
                     )
                 leaderboard = gr.Markdown(elem_id="leaderboard")
-                compare_plot = gr.Plot(label="Leaderboard with 95% intervals", elem_id="compare-plot")
+                compare_plot = gr.Plot(
+                    label="Leaderboard with 95% intervals", elem_id="compare-plot", elem_classes=["arts-plot"]
+                )
                 gr.Markdown(
                     "#### Pairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons)"
                 )
                 pairwise = gr.Markdown(elem_id="pairwise")
                 with gr.Accordion("Every leaderboard column", open=False):
-                    leaderboard_table = gr.Dataframe(interactive=False, elem_id="leaderboard-table")
+                    leaderboard_table = gr.Dataframe(
+                        headers=["rank", "system", "kind", "n"], interactive=False, elem_id="leaderboard-table"
+                    )
                 downloads = gr.File(
                     label="Download the tables", file_count="multiple", interactive=False, elem_id="downloads"
                 )

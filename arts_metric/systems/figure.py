@@ -3,8 +3,8 @@
 
 Panels, left to right, as the views allow: mean ARTS per system with its 95%
 interval (pool view), the simplicity rating with intervals (head-to-head Bradley-Terry, higher = simpler), and
-the head-to-head heat map (share of matches in which the row system's output
-was judged simpler than the column system's). Every panel reads higher = simpler
+the head-to-head heat map (the probability that the row system's output was judged
+simpler than the column system's, averaged over their matches). Every panel reads higher = simpler
 except mean ARTS (higher = harder, the metric's own scale). Systems are in
 leaderboard order, simplest at the top.
 """
@@ -92,7 +92,7 @@ def plot_comparison(comparison: _Comparison) -> Figure:
                             fontsize=8,
                             color="white" if abs(m[i, j] - 0.5) > 0.3 else "black",
                         )
-            ax.set_title("row judged simpler than column")
+            ax.set_title("mean P(row judged simpler\nthan column)")
             fig.colorbar(im, ax=ax, shrink=0.8)
     if not panels:
         axes[0].text(0.5, 0.5, "nothing to draw", ha="center", va="center")

@@ -20,14 +20,14 @@ ALPHA = 0.05
 #: The one sentence that defines the simplicity rating, shown wherever it is.
 SIMPLICITY_NOTE = (
     f"simplicity rating: head-to-head Elo points, {START_RATING:g} = the average of the systems compared, "
-    "**higher = simpler**; judged simpler: share of head-to-head matches in which a system's output was "
-    "judged the simpler one"
+    "**higher = simpler**; mean P(judged simpler): the probability that a system's output is judged the simpler "
+    "one, averaged over its head-to-head matches (the share of matches it won when the judge decides each outright)"
 )
 
 
 def simplicity_columns(rating: np.ndarray, low: np.ndarray, high: np.ndarray, win_rate: np.ndarray) -> dict:
     """The head-to-head rating mirrored around its mean, :data:`START_RATING` (Elo points,
-    higher = simpler), its interval, and the share of matches judged simpler (1 - ``win_rate``)."""
+    higher = simpler), its interval, and the mean probability of being judged simpler (1 - ``win_rate``)."""
     mirror = 2.0 * START_RATING
     return {
         "simplicity_rating": mirror - np.asarray(rating, float),

@@ -73,7 +73,8 @@ class SystemComparison:
     system's output was judged the **harder** one (ARTS: the winner of a match is
     the harder text), so a simpler system has a lower win rate. For reading as a
     leaderboard, ``simplicity_rating`` (2400 - ``rating``, Elo points) and
-    ``judged_simpler`` (1 - ``win_rate``) are **higher = simpler**, and ``rank`` is
+    ``judged_simpler`` (1 - ``win_rate``: the mean probability, over a system's matches, that its
+    output was judged the simpler one) are **higher = simpler**, and ``rank`` is
     shared by systems whose pairwise test is not significant (p >= 0.05).
 
     Attributes
@@ -118,7 +119,7 @@ class SystemComparison:
         wordless = "n_wordless" in lb and bool((lb["n_wordless"] > 0).any())
         head = ["rank", "system", "n"] + (["without a word"] if wordless else []) + [h for _, h in shown]
         if lb["judged_simpler"].notna().any():
-            head.append("judged simpler")
+            head.append("mean P(judged simpler)")
         head += formulas + (["human"] if "human_mean" in lb else [])
         if "meaning_kept" in lb:
             head.append("meaning kept (flagged)")
@@ -149,7 +150,7 @@ class SystemComparison:
             "ARTS diff a-b [95% CI]",
             "p",
             "matches",
-            "a judged simpler",
+            "mean P(a judged simpler)",
             "p (head-to-head)",
         ]
         rows = []
