@@ -14,20 +14,27 @@ for ``n`` and for 100 texts, and the word pieces each computes beyond the
 texts' own (filler copies vs padding). All runs are interleaved and the best
 of ``repeats`` is kept for each, so a noisy shared machine hurts them alike.
 
+int8: the judge's encoder with ``precision="int8"`` (MiniLM in int8 on ONNX Runtime,
+one text per pass) against the same bare fp32 encoding (goal >= 2.0x), ``compute`` with
+it, and the largest difference of its ``arts`` from fp32's over the ``n`` texts.
+
 Paragraphs: ``--paragraphs`` (default 300) texts of 50-300 words, the Cochrane
 abstracts and plain-language summaries of the development sets (read at run time
 from ``../shared/dev`` or ``$ARTS_DEV_DIR``), scored by ``compute()`` (cut into
 sentences, every sentence placed) against bare MiniLM encoding of the same
 paragraphs (which reads at most 256 word pieces of each); goal >= 0.5x; and against
 ``compute(long_texts="team")``, release 0.2's rule (texts up to 400 characters judged
-whole), in the same run.
+whole), in the same run. ``--write`` also writes what it prints to
+``benchmarks/results/throughput.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
+from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -39,6 +46,8 @@ from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
 from arts_metric.segment import split_sentences
 
+RESULTS = Path(__file__).resolve().parent / "results" / "throughput.md"
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,7 +56,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paragraphs", type=int, default=300)
     parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
+    parser.add_argument("--write", action="store_true", help=f"also write the output to {RESULTS}")
     args = parser.parse_args()
+    load = os.getloadavg()
 
     rows = load_pool_rows("arts3000")
     rng = np.random.default_rng(args.seed)
@@ -57,17 +68,34 @@ def main() -> None:
     # Warm-up: load the model, the dictionaries and the shipped pool once.
     embed_texts(texts[:32])
     metric.compute(predictions=texts[:32])
+    int8 = {"precision": "int8"}
+    metric.compute(predictions=texts[:32], judge_options=int8)  # builds the int8 model at first use
 
     paragraphs = _paragraphs(args.dev_dir, args.paragraphs, rng)
     small = texts[:100]
     times: dict[str, list[float]] = {
-        k: [] for k in ("encode", "ours", "compute", "encode100", "ours100", "encode_par", "compute_par", "team_par")
+        k: []
+        for k in (
+            "encode",
+            "ours",
+            "int8",
+            "compute",
+            "compute_int8",
+            "encode100",
+            "ours100",
+            "encode_par",
+            "compute_par",
+            "team_par",
+        )
     }
+    arts: dict[str, list[float]] = {}
     for _ in range(args.repeats):
         for key, run in (
             ("encode", lambda: embed_texts(texts)),
             ("ours", lambda: sentence_embeddings(texts, workers=usable_cores())),
+            ("int8", lambda: sentence_embeddings(texts, workers=usable_cores(), precision="int8")),
             ("compute", lambda: metric.compute(predictions=texts)),
+            ("compute_int8", lambda: metric.compute(predictions=texts, judge_options=int8)),
             ("encode100", lambda: embed_texts(small)),
             ("ours100", lambda: sentence_embeddings(small, workers=usable_cores())),
             ("encode_par", lambda: embed_texts(paragraphs)),
@@ -77,8 +105,9 @@ def main() -> None:
             t0 = time.perf_counter()
             out = run()
             times[key].append(time.perf_counter() - t0)
-            if key == "compute":
+            if key in ("compute", "compute_int8"):
                 assert len(out["arts"]) == args.n
+                arts[key] = out["arts"]
     size = {
         "encode100": len(small),
         "ours100": len(small),
@@ -87,12 +116,24 @@ def main() -> None:
         "team_par": len(paragraphs),
     }
     rate = {k: size.get(k, args.n) / min(v) for k, v in times.items()}
-    print(f"texts: {args.n} ARTS3000 texts, best of {args.repeats}; default judge {judge.model.version}")
-    print(f"bare MiniLM encoding : {rate['encode']:8.1f} texts/s")
-    print(f"compute() (judge + fkgl, fre, dale_chall): {rate['compute']:8.1f} texts/s")
-    print(f"ratio compute / encoding: {rate['compute'] / rate['encode']:.2f}x (goal >= 0.70x)")
+    lines: list[str] = []
+    say = lines.append  # everything shown is also what --write writes
+    say(
+        f"texts: {args.n} ARTS3000 texts, best of {args.repeats}; default judge {judge.model.version}; "
+        f"{usable_cores()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the start"
+    )
+    say(f"bare MiniLM encoding : {rate['encode']:8.1f} texts/s")
+    say(f"compute() (judge + fkgl, fre, dale_chall): {rate['compute']:8.1f} texts/s")
+    say(f"ratio compute / encoding: {rate['compute'] / rate['encode']:.2f}x (goal >= 0.70x)")
+    delta = np.abs(np.array(arts["compute_int8"]) - np.array(arts["compute"]))
+    say(
+        f"int8 (precision='int8'): encoder {rate['int8']:8.1f} texts/s, {rate['int8'] / rate['encode']:.2f}x bare "
+        f"encoding (goal >= 2.00x); compute() {rate['compute_int8']:8.1f} texts/s, "
+        f"{rate['compute_int8'] / rate['compute']:.2f}x fp32 compute(); |arts - fp32 arts| max {delta.max():.4f}, "
+        f"mean {delta.mean():.4f}"
+    )
     # The judge's batch-independent encoder (fixed-shape passes) against the bare one.
-    print(
+    say(
         f"judge's encoder / bare encoding: {rate['ours'] / rate['encode']:.2f}x for {args.n} texts, "
         f"{rate['ours100'] / rate['encode100']:.2f}x for {len(small)}"
     )
@@ -102,23 +143,27 @@ def main() -> None:
     ordered = np.sort(lengths)[::-1]
     padded = sum(int(ordered[s]) * len(ordered[s : s + 64]) for s in range(0, len(ordered), 64))
     n_words = [len(p.split()) for p in paragraphs]
-    print(
+    say(
         f"paragraphs: {len(paragraphs)} Cochrane texts of {min(n_words)}-{max(n_words)} words "
         f"(median {int(np.median(n_words))}), {np.mean([len(split_sentences(p)) for p in paragraphs]):.1f} "
         "sentences each on average"
     )
-    print(f"  bare MiniLM encoding : {rate['encode_par']:8.1f} paragraphs/s")
-    print(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
-    print(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
-    print(
+    say(f"  bare MiniLM encoding : {rate['encode_par']:8.1f} paragraphs/s")
+    say(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
+    say(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
+    say(
         f'  compute(long_texts="team"), release 0.2\'s rule: {rate["team_par"]:8.1f} paragraphs/s; '
         f"default / team: {rate['compute_par'] / rate['team_par']:.2f}x (every text is cut into its sentences "
         "now, short ones included)"
     )
-    print(
+    say(
         f"word pieces computed beyond the texts' own: judge's passes {passes / lengths.sum() - 1:.0%}, "
         f"sorted padded batches of 64 {padded / lengths.sum() - 1:.0%}"
     )
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.write:
+        RESULTS.write_text("# Throughput\n\n```\n" + text + "```\n", encoding="utf-8")
 
 
 def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:

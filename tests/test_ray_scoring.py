@@ -28,6 +28,7 @@ from arts_metric.scoring import score_texts
 pytestmark = pytest.mark.slow
 ARTS = str(Path(sys.executable).with_name("arts"))
 COLS = ["arts", "arts_elo", "interval", "judge_calls"]
+RUN = {"capture_output": True, "text": True, "timeout": 600}
 
 
 @pytest.fixture(scope="module")
@@ -248,6 +249,20 @@ def test_cli_engine_ray_out_file_is_one_file_in_input_order(cluster, texts, refe
     assert list(got["id"]) == list(range(len(texts)))  # input order, as written: not sorted here
     assert list(got["source_line"]) == list(range(1, len(texts) + 1))
     _same(got, reference)
+
+
+def test_cli_engine_ray_passes_the_precision_to_the_actors(cluster, texts, tmp_path):
+    """--precision int8: every actor scores in int8, the same bits as one process in int8."""
+    src = _write_jsonl(tmp_path / "in.jsonl", texts)
+    out = tmp_path / "scores.jsonl"
+    address = ray.get_runtime_context().gcs_address
+    cmd = [ARTS, "score", str(src), "--engine", "ray", "--address", address, "--out", str(out)]
+    proc = subprocess.run([*cmd, "--actors", "2", "--shard-rows", "9", "--precision", "int8"], **RUN)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    int8 = score_texts(texts, judge_options={"precision": "int8"})
+    assert f"signature: {int8['arts_signature']}" in proc.stderr and "+int8|" in int8["arts_signature"]
+    got = [json.loads(line)["arts"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert got == int8["arts"]
 
 
 def test_cli_engine_ray_prints_what_an_llm_judge_sent_over_all_actors(cluster, tmp_path):

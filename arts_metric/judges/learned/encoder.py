@@ -14,11 +14,12 @@ import copy
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from arts_metric.device import limit_threads
+from arts_metric.judges.learned.int8 import check_precision, int8_forward
 
 MAX_WORD_PIECES = 254
 EMBED_DIM = 384
@@ -91,6 +92,11 @@ def _truncated_transformer(depth: int, device: str) -> Any:
         return model
 
 
+def transformer(depth: int, device: str = "cpu") -> Any:
+    """MiniLM's transformer (``depth`` 6) or its first ``depth`` layers, on ``device``."""
+    return load_encoder(device)[0].auto_model if depth == 6 else _truncated_transformer(depth, device)
+
+
 def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64, progress: bool = False) -> np.ndarray:
     """Bare MiniLM sentence embeddings from sentence-transformers' own ``encode``
     (padded batches), ``(n, 384)`` float32, unit length. The judges read
@@ -111,24 +117,30 @@ PASS_PIECES = 128
 PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (16384, 256)}
 
 
-def _pass_rows(n_pieces: int, device: str = "cpu") -> int:
+def _pass_rows(n_pieces: int, device: str = "cpu", precision: str = "fp32") -> int:
     """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
     length and the device kind alone (1 to 4 on the CPU), so a text's forward pass has
-    the same shape whatever it is scored with."""
+    the same shape whatever it is scored with. In int8 one text: its activations'
+    quantization scales are taken over the whole pass (:mod:`.int8`)."""
+    if precision == "int8":
+        return 1
     pieces, most = PASS_SHAPES[device.split(":")[0]]
     return max(1, min(most, pieces // n_pieces))
 
 
-def encoder_passes(lengths: Sequence[int], device: str = "cpu") -> list[tuple[int, list[int]]]:
-    """The forward passes that encode texts of these word-piece ``lengths`` on ``device``:
-    per pass, how many of its rows are real texts and the indices of all its rows (texts
-    of one length; a short pass is filled with copies of its last text)."""
+def encoder_passes(
+    lengths: Sequence[int], device: str = "cpu", precision: str = "fp32"
+) -> list[tuple[int, list[int]]]:
+    """The forward passes that encode texts of these word-piece ``lengths`` on ``device``
+    in ``precision``: per pass, how many of its rows are real texts and the indices of all
+    its rows (texts of one length; a short pass is filled with copies of its last text;
+    in int8 one text per pass)."""
     by_length: dict[int, list[int]] = {}
     for i, length in enumerate(lengths):
         by_length.setdefault(int(length), []).append(i)
     passes = []
     for length in sorted(by_length):
-        group, rows = by_length[length], _pass_rows(length, device)
+        group, rows = by_length[length], _pass_rows(length, device, precision)
         for s in range(0, len(group), rows):
             chunk = group[s : s + rows]
             passes.append((len(chunk), chunk + [chunk[-1]] * (rows - len(chunk))))
@@ -136,7 +148,12 @@ def encoder_passes(lengths: Sequence[int], device: str = "cpu") -> list[tuple[in
 
 
 def _pooled_hidden_states(
-    texts: Sequence[str], layers: Sequence[int], device: str, progress: bool, workers: int = 1
+    texts: Sequence[str],
+    layers: Sequence[int],
+    device: str,
+    progress: bool,
+    workers: int = 1,
+    precision: str = "fp32",
 ) -> np.ndarray:
     """Mean-pooled hidden states of ``layers``, concatenated, computed so that a text's
     values are a function of the text alone (bit for bit on one machine, with any number
@@ -159,23 +176,53 @@ def _pooled_hidden_states(
     values then moved in the 7th digit between 1 and 2 threads); one thread per pass
     keeps every value the same whatever ``workers`` is, and on 2 cores it encodes faster
     than one pass on 2 threads (``benchmarks/throughput.py``).
+
+    ``precision="int8"`` runs MiniLM in int8 with ONNX Runtime, one text per pass
+    (:mod:`arts_metric.judges.learned.int8`), on the CPU only.
     """
     import torch
-    from tqdm.auto import tqdm
 
     texts = list(texts)
     out = np.zeros((len(texts), EMBED_DIM * len(layers)), dtype=np.float32)
+
+    def pool(hidden: Any) -> np.ndarray:
+        return torch.cat([hidden[k].mean(dim=1) for k in layers], dim=1).float().cpu().numpy()
+
+    for rows, values in _passes(texts, max(layers), device, progress, workers, pool, precision):
+        out[rows] = values
+    return out
+
+
+def _passes(
+    texts: list[str],
+    depth: int,
+    device: str,
+    progress: bool,
+    workers: int,
+    reduce: Any,
+    precision: str = "fp32",
+) -> Iterator[tuple[list[int], np.ndarray]]:
+    """Run the fixed-shape forward passes of :func:`_pooled_hidden_states` (MiniLM cut
+    after ``depth`` layers, in ``precision``) and yield, per pass, its real rows' indices
+    and ``reduce(hidden_states)`` for those rows."""
+    import torch
+    from tqdm.auto import tqdm
+
     if not texts:
-        return out
+        return
+    if check_precision(precision) == "int8" and device != "cpu":
+        raise ValueError(f"precision='int8' runs on the CPU, got device={device!r}")
     enc = load_encoder(device)
-    depth = max(layers)
-    model = enc[0].auto_model if depth == 6 else _truncated_transformer(depth, device)
+    model = transformer(depth, device) if precision == "fp32" else int8_forward(depth)
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
-    passes = encoder_passes([len(row) for row in ids], device)
+    passes = encoder_passes([len(row) for row in ids], device, precision)
 
     def run(one_pass: tuple[int, list[int]]) -> tuple[list[int], np.ndarray]:
         real, full = one_pass
         with torch.inference_mode():  # thread-local: entered in the thread that runs the pass
+            if precision == "int8":
+                hidden = [torch.from_numpy(h) for h in model(np.array([ids[i] for i in full], dtype=np.int64))]
+                return full[:real], reduce(hidden)[:real]
             input_ids = torch.tensor([ids[i] for i in full], device=device)
             hidden = model(
                 input_ids=input_ids,
@@ -183,8 +230,7 @@ def _pooled_hidden_states(
                 token_type_ids=torch.zeros_like(input_ids),
                 output_hidden_states=True,
             ).hidden_states
-            pooled = torch.cat([hidden[k].mean(dim=1) for k in layers], dim=1)
-            return full[:real], pooled[:real].float().cpu().numpy()
+            return full[:real], reduce(hidden)[:real]
 
     with contextlib.ExitStack() as stack:
         bar = stack.enter_context(
@@ -197,26 +243,31 @@ def _pooled_hidden_states(
         else:
             results = map(run, passes)
         for rows, values in results:
-            out[rows] = values
+            yield rows, values
             bar.update()
-    return out
 
 
 def sentence_embeddings(
-    texts: Sequence[str], device: str = "cpu", progress: bool = False, workers: int = 1
+    texts: Sequence[str], device: str = "cpu", progress: bool = False, workers: int = 1, precision: str = "fp32"
 ) -> np.ndarray:
     """MiniLM sentence embeddings as the judges read them, ``(n, 384)`` float32, unit
     length: the all-MiniLM-L6-v2 recipe (mean of the last layer over all word pieces,
     then L2-normalised; past 256 word pieces cut), in batch-independent forward passes
     (:func:`_pooled_hidden_states`; ``workers`` passes at once on the CPU, which changes no
-    value). Equal to :func:`embed_texts` up to float noise."""
-    mean = _pooled_hidden_states(texts, [6], device, progress, workers)
+    value). Equal to :func:`embed_texts` up to float noise; ``precision="int8"``: MiniLM in
+    int8 on the CPU (:mod:`arts_metric.judges.learned.int8`)."""
+    mean = _pooled_hidden_states(texts, [6], device, progress, workers, precision)
     norm = np.maximum(np.sqrt(np.einsum("ij,ij->i", mean, mean, dtype=np.float64)), 1e-12)
     return (mean / norm[:, None]).astype(np.float32)
 
 
 def layer_means(
-    texts: Sequence[str], layers: Sequence[int], device: str = "cpu", progress: bool = False, workers: int = 1
+    texts: Sequence[str],
+    layers: Sequence[int],
+    device: str = "cpu",
+    progress: bool = False,
+    workers: int = 1,
+    precision: str = "fp32",
 ) -> np.ndarray:
     """Mean-pooled MiniLM hidden states of ``layers`` (0 = token embeddings, 6 = the
     last layer), concatenated: ``(n, 384 * len(layers))`` float32.
@@ -225,9 +276,35 @@ def layer_means(
     embedding pools the last layer; the same tokenizer settings cut anything past
     256 word pieces. Only the layers up to ``max(layers)`` are run, in forward passes
     whose shape depends on the text's length alone, so a text's values do not depend
-    on what it is encoded with (:func:`_pooled_hidden_states`).
+    on what it is encoded with (:func:`_pooled_hidden_states`, which also reads ``precision``).
     """
     layers = [int(k) for k in layers]
     if not layers or min(layers) < 0 or max(layers) > 6:
         raise ValueError(f"layers must be MiniLM layer numbers 0-6, got {layers}")
-    return _pooled_hidden_states(texts, layers, device, progress, workers)
+    return _pooled_hidden_states(texts, layers, device, progress, workers, precision)
+
+
+def token_states(
+    texts: Sequence[str], device: str = "cpu", progress: bool = False, workers: int = 1, precision: str = "fp32"
+) -> list[tuple[list[str], np.ndarray]]:
+    """Per text, its word pieces (without [CLS]/[SEP]; past 254 cut) and their last-layer
+    MiniLM states, ``(n_pieces, 384)`` float32, each of unit length: contextual token
+    embeddings for alignments such as BERTScore's, computed in the same
+    batch-independent forward passes as :func:`sentence_embeddings`."""
+    import torch
+
+    texts = list(texts)
+    out: list[Any] = [None] * len(texts)
+
+    def last(hidden: Any) -> np.ndarray:
+        states = torch.nn.functional.normalize(hidden[6][:, 1:-1].float(), dim=-1)
+        return states.cpu().numpy()
+
+    for rows, values in _passes(texts, 6, device, progress, workers, last, precision):
+        for row, value in zip(rows, values):
+            out[row] = value
+    if texts:
+        tok = load_encoder(device).tokenizer
+        pieces = tok(texts, truncation=True, max_length=load_encoder(device).max_seq_length)["input_ids"]
+        return [(tok.convert_ids_to_tokens(ids[1:-1]), out[i]) for i, ids in enumerate(pieces)]
+    return []

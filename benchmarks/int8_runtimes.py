@@ -1,0 +1,156 @@
+"""int8 MiniLM for the learned judge: two runtimes against fp32, on speed and on ``arts``.
+
+    .venv/bin/python benchmarks/int8_runtimes.py [--n 1000] [--repeats 3] [--write]
+
+On ``n`` ARTS3000 texts (the same draw as ``benchmarks/throughput.py``), each runtime
+encodes one text per forward pass (int8's activation scales are taken over the whole
+pass, so a pass of several texts would make them change each other's values), one
+thread per pass, as many passes at once as there are cores:
+
+- ``torch``: torch's own dynamic quantization (``torch.ao.quantization.quantize_dynamic``
+  on every ``nn.Linear``, weights per output channel);
+- ``onnxruntime``: what ``precision="int8"`` runs (:mod:`arts_metric.judges.learned.int8`:
+  ONNX export, ONNX Runtime's dynamic quantization, weights per output channel).
+
+Speed: sentence embeddings per second against bare fp32 encoding (sentence-transformers'
+``encode``, padded batches of 64), interleaved, best of ``repeats``. Accuracy: ``arts`` of
+``compute`` at its defaults with each runtime against fp32 (largest and mean absolute
+difference over the ``n`` texts), and the Spearman correlation of ``arts`` with the ARTS94
+human majority (as ``benchmarks/learned_judge_accuracy.py`` scores it). ``--write`` also
+writes ``benchmarks/results/int8_runtimes.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from arts_metric import data as arts_data
+from arts_metric.device import limit_threads, usable_cores
+from arts_metric.elo import ratings_from_history
+from arts_metric.judges.learned import LearnedJudge, embed_texts, load_encoder, sentence_embeddings
+from arts_metric.scoring import score_texts
+
+RESULTS = Path(__file__).resolve().parent / "results" / "int8_runtimes.md"
+
+
+def torch_int8_model():
+    """MiniLM with every ``nn.Linear`` dynamically quantized by torch (per-channel weights)."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.ao.quantization is deprecated
+        return torch.ao.quantization.quantize_dynamic(
+            copy.deepcopy(load_encoder("cpu")[0].auto_model),
+            {torch.nn.Linear: torch.ao.quantization.per_channel_dynamic_qconfig},
+            dtype=torch.qint8,
+        )
+
+
+def torch_int8_embeddings(model, texts: list[str], workers: int) -> np.ndarray:
+    """Sentence embeddings (mean of the last layer, unit length) from ``model``, one text per pass."""
+    import torch
+
+    enc = load_encoder("cpu")
+    ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
+
+    def one(row: list[int]) -> np.ndarray:
+        with torch.inference_mode():
+            x = torch.tensor([row])
+            out = model(input_ids=x, attention_mask=torch.ones_like(x), token_type_ids=torch.zeros_like(x))
+            return out.last_hidden_state.mean(dim=1)[0].numpy()
+
+    with limit_threads(1), ThreadPoolExecutor(workers) as pool:
+        mean = np.stack(list(pool.map(one, ids)))
+    return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
+
+
+class TorchInt8Judge(LearnedJudge):
+    """The learned judge (learned-1) reading torch's int8 MiniLM."""
+
+    def __init__(self, model) -> None:
+        super().__init__(device="cpu")
+        self.int8_model = model
+
+    def embed(self, texts):
+        return torch_int8_embeddings(self.int8_model, list(texts), self.threads_in_use)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+
+    rows = arts_data.load_pool_rows("arts3000")
+    rng = np.random.default_rng(args.seed)
+    texts = [rows[i]["text"] for i in rng.choice(len(rows), size=args.n, replace=False)]
+    workers = usable_cores()
+    model = torch_int8_model()
+    judges = {"fp32": LearnedJudge(device="cpu"), "torch": TorchInt8Judge(model)}
+    judges["onnxruntime"] = LearnedJudge(device="cpu", precision="int8")
+
+    encoders = {
+        "bare fp32 encode": lambda: embed_texts(texts),
+        "fp32 (judge's passes)": lambda: sentence_embeddings(texts, workers=workers),
+        "torch": lambda: torch_int8_embeddings(model, texts, workers),
+        "onnxruntime": lambda: sentence_embeddings(texts, workers=workers, precision="int8"),
+    }
+    for run in encoders.values():  # warm-up (and the int8 model's first build)
+        run()
+    best = {k: float("inf") for k in encoders}
+    for _ in range(args.repeats):
+        for key, run in encoders.items():
+            t0 = time.perf_counter()
+            run()
+            best[key] = min(best[key], time.perf_counter() - t0)
+    rate = {k: args.n / v for k, v in best.items()}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arts = {k: np.array(score_texts(texts, judge=j, formulas=[])["arts"]) for k, j in judges.items()}
+        a94 = arts_data.load_pool_rows("arts94")
+        human = ratings_from_history(len(a94), arts_data.load_history("arts94", "human", "majority"))
+        t94 = [r["text"] for r in a94]
+        rho = {k: spearmanr(score_texts(t94, judge=j, formulas=[])["arts"], human)[0] for k, j in judges.items()}
+
+    lines = [
+        "# int8 MiniLM: torch against ONNX Runtime",
+        "",
+        f"`python benchmarks/int8_runtimes.py --n {args.n} --repeats {args.repeats}`: {args.n} ARTS3000 texts, "
+        f"{workers} CPU cores (load average {load:.1f} at the start), one text per int8 pass, one thread per pass, "
+        f"{workers} passes at once; best of {args.repeats}, interleaved. Sentence embeddings per second against "
+        "bare fp32 encoding (sentence-transformers' `encode`); `arts` of `compute` at its defaults against fp32; "
+        "Spearman of `arts` with the ARTS94 human majority.",
+        "",
+        "| encoder | texts/s | / bare fp32 | max \\|Δ arts\\| | mean \\|Δ arts\\| | ARTS94 Spearman |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    base = rate["bare fp32 encode"]
+    for key in encoders:
+        judge = {"fp32 (judge's passes)": "fp32"}.get(key, key)
+        if judge in arts:
+            diff = np.abs(arts[judge] - arts["fp32"])
+            acc = f"{diff.max():.4f} | {diff.mean():.4f} | {rho[judge]:.4f}"
+        else:
+            acc = "- | - | -"
+        lines.append(f"| {key} | {rate[key]:.1f} | {rate[key] / base:.2f}x | {acc} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
