@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.judges import Judge, JudgeContext, get_judge
+from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, judge_spec, pool_name
 from arts_metric.placement import METHODS, method_options
 from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
 from arts_metric.readability import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
@@ -184,6 +185,15 @@ class ScoringConfig:
         "the ARTS data folder, needed only when a judge must read a built-in pool's texts (e.g. an LLM "
         "judge); default $ARTS_DATA_DIR or ../shared/arts",
     )
+    language: str = _setting(
+        DEFAULT_LANGUAGE,
+        _one_of(*LANGUAGES),
+        "str",
+        'the language of the texts: "en" (English, the default), "ar" (Arabic), "fr" (French), "hi" (Hindi) or '
+        '"ru" (Russian). Another language than English scores against that language\'s README++ pool '
+        "(readmepp_<code>) with its offline judge (multilingual:<code>) and reports its published formulas, "
+        "where the pool, judge or formulas are left at their defaults",
+    )
 
     def __post_init__(self) -> None:
         for name, form in BUILT_FORMS.items():
@@ -208,7 +218,7 @@ class ScoringConfig:
             constraint: Constraint = f.metadata["constraint"]
             if not constraint.check(value):
                 raise ValueError(f"{f.name} must be {constraint.description}, got {value!r:.200}")
-        object.__setattr__(self, "formulas", _formula_names(self.formulas))
+        object.__setattr__(self, "formulas", _formula_names(self.formulas, self.language))
         object.__setattr__(self, "judge_options", dict(self.judge_options or {}))
         options = dict(self.placement_options or {})
         known = sorted({"method", *(name for m in METHODS for name in method_options(m))})
@@ -273,13 +283,20 @@ class ScoringConfig:
         return dataclasses.replace(self, **changes)
 
     def make_judge(self, context: JudgeContext | None = None) -> Judge:
-        """The judge built from the ``judge`` spec and ``judge_options``."""
-        return get_judge(self.judge, context=context, **self.judge_options)
+        """The judge built from the ``judge`` spec and ``judge_options`` (for a language other
+        than English, ``"learned"`` is that language's offline judge)."""
+        spec = self.judge
+        if self.language != DEFAULT_LANGUAGE and spec == "learned":
+            spec = judge_spec(self.language)
+        return get_judge(spec, context=context, **self.judge_options)
 
     def make_pool(self, judge: Judge | None = None) -> Pool:
         """The reference pool loaded from the ``pool`` setting (an unrated pool of one's own is
         rated by ``judge``)."""
-        return load_pool(self.pool, judge=judge, data_dir=self.data_dir)
+        pool = self.pool
+        if self.language != DEFAULT_LANGUAGE and isinstance(pool, str) and pool == DEFAULT_POOL:
+            pool = pool_name(self.language)
+        return load_pool(pool, judge=judge, data_dir=self.data_dir)
 
 
 def _field(name: str) -> dataclasses.Field:
@@ -289,10 +306,17 @@ def _field(name: str) -> dataclasses.Field:
     raise ValueError(f"unknown setting {name!r}; valid settings: {', '.join(ScoringConfig.names())}")
 
 
-def _formula_names(formulas: Any) -> tuple[str, ...]:
-    """Canonical formula names, in order, without repeats."""
+def _formula_names(formulas: Any, language: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+    """Canonical formula names, in order, without repeats; for a language other than
+    English, the English defaults become that language's formulas."""
     if formulas is None:
         return ()
     if isinstance(formulas, str):
         formulas = [] if formulas.strip().lower() in ("", "none") else [f for f in formulas.split(",") if f.strip()]
+    if language != DEFAULT_LANGUAGE:
+        from arts_metric.languages.formulas import LANGUAGE_FORMULAS, check_language_formulas
+
+        if tuple(formulas) == DEFAULT_FORMULAS:
+            return LANGUAGE_FORMULAS[language]
+        return check_language_formulas(formulas, language)
     return tuple(dict.fromkeys(normalize_formula_name(f.strip()) for f in formulas))

@@ -46,8 +46,11 @@ from arts_metric.inputs import (
     check_texts,
 )
 from arts_metric.judges import Judge
+from arts_metric.languages.formulas import formula_higher_is_harder
+from arts_metric.languages.formulas import formula_values as compute_formulas
+from arts_metric.languages.scripts import script_warning
 from arts_metric.llm.report import request_summary, stats_since
-from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas, looks_english
+from arts_metric.readability import looks_english
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
 from arts_metric.userwarnings import warn as warn_user
@@ -268,6 +271,9 @@ def score_texts(
     for name, texts in groups.items():
         offsets[name] = len(all_texts)
         all_texts += texts
+    for name, texts in groups.items():  # before any judge request: texts in another language's script
+        if (message := script_warning(texts, config.language, name)) is not None:
+            warn_user(message)
     blank_all = set(blank_indices(all_texts))
     fixed_all = set(wordless_indices(all_texts))  # the blank texts too: they have no word
 
@@ -320,7 +326,7 @@ def score_texts(
     formula_values: dict[str, dict[str, np.ndarray]] = {}
     if formula_names:
         formula_texts = predictions + (sources or [])
-        computed = compute_formulas(formula_texts, formula_names)
+        computed = compute_formulas(formula_texts, formula_names, config.language)
         for f in formula_names:
             formula_values[f] = {"predictions": computed[f][:n]}
             if sources is not None:
@@ -331,7 +337,10 @@ def score_texts(
         for f in formula_names:
             undefined |= np.isnan(formula_values[f]["predictions"])
         result["n_formula_undefined"] = int(undefined.sum())
-        _warn_formulas(formula_names, formula_values, {k: v for k, v in groups.items() if k != "references"}, blank)
+        if config.language == "en":
+            _warn_formulas(
+                formula_names, formula_values, {k: v for k, v in groups.items() if k != "references"}, blank
+            )
     if allow_empty:
         result["n_empty"] = len(blank["predictions"])
         if blank_all:
@@ -383,7 +392,7 @@ def score_texts(
             "arts_elo": (part(elo, "predictions"), True),
         }
         for f in formula_names:
-            metrics[f] = (formula_values[f]["predictions"], HIGHER_IS_HARDER[f])
+            metrics[f] = (formula_values[f]["predictions"], formula_higher_is_harder(f))
         result["correlation"] = {
             name: _correlation(values, human, harder, human_higher_is) for name, (values, harder) in metrics.items()
         }

@@ -9,11 +9,14 @@ Fields, in this order:
 
 - ``arts``: the version of this signature's format;
 - ``judge``: what decides (the judge's ``signature``): the learned judge's model
-  version (``learned-1``), plus the weights' digest for weights of one's own; an
+  version (``learned-1``), plus the weights' digest for weights of one's own, the
+  device other than the CPU (``@cuda``) and ``+int8`` for ``precision="int8"``; an
   LLM judge's canonical name (model, endpoint without credentials, decision
   options), prompt version and sampling parameters;
 - ``pool``: the reference pool's name, plus a digest of its ratings when it is
   not a built-in pool;
+- ``language``: the language of the pool and judge, only when it is not English
+  (``language:fr``);
 - ``placement``: the method and every one of its options, defaults included;
 - ``units``: how long texts are cut and combined (``long_texts`` and the
   settings it reads);
@@ -63,7 +66,9 @@ def _value(v: Any) -> str:
 
 def pool_signature(pool: Any) -> str:
     """A built-in pool's name; another pool's name with a digest of its ids and ratings."""
-    if pool.name in BUILTIN_POOLS:
+    from arts_metric.languages.pools import LANGUAGE_POOLS
+
+    if pool.name in BUILTIN_POOLS or pool.name in LANGUAGE_POOLS:
         return str(pool.name)
     return f"{pool.name}#{_digest(list(pool.ids), np.asarray(pool.ratings, dtype=float))}"
 
@@ -93,6 +98,8 @@ def arts_signature(config: Any, judge: Any, pool: Any, method: str, options: dic
         ("arts", FORMAT_VERSION),
         ("judge", judge.signature),
         ("pool", pool_signature(pool)),
+        # English (the default) is not named, so English signatures are those of earlier releases.
+        *([("language", config.language)] if getattr(config, "language", "en") != "en" else []),
         ("placement", placement_signature(method, options)),
         ("units", units_signature(config)),
         ("version", __version__),

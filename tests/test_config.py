@@ -40,6 +40,7 @@ def test_defaults_come_from_the_modules_that_own_them():
         "chunk_chars",
         "split_above",
         "data_dir",
+        "language",
     )
     assert ScoringConfig.choices("placement") == METHODS and ScoringConfig.choices("long_texts") == (
         "mean",

@@ -42,6 +42,7 @@ CHANGES_SCORES = {
     "long_texts": ({}, "team"),
     "chunk_chars": ({"long_texts": "chunks"}, 200),
     "split_above": ({"long_texts": "team"}, 500),
+    "language": ({}, "hi"),
 }
 
 

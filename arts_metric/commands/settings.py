@@ -20,6 +20,7 @@ SETTING_FLAGS = {
     "split_above": int,
     "placement": str,
     "data_dir": str,
+    "language": str,
 }
 
 

@@ -1,0 +1,58 @@
+"""The built-in pools of the languages other than English: ``readmepp_ar``,
+``readmepp_fr``, ``readmepp_hi`` and ``readmepp_ru``.
+
+Each holds README++'s train and validation sentences of its language (Naous et al.
+2024, MIT licence: see ``resources/language_pools/LICENSE-README++``), shipped with
+the texts, their human CEFR levels, their Elo ratings and the language judge's
+scores of them. The ratings are on the Elo scale of the English ARTS pools: the
+ARTS method (start 1200, K = 16, a seeded schedule of 4 x N matches) with each
+match decided by the human CEFR levels, equal levels a draw
+(``scripts/train_language_judges.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from arts_metric.languages import OTHER_LANGUAGES, pool_name
+from arts_metric.pool import Pool
+
+#: The built-in pool of each language other than English.
+LANGUAGE_POOLS: dict[str, str] = {pool_name(code): code for code in OTHER_LANGUAGES}
+
+
+@lru_cache(maxsize=8)
+def _read(name: str) -> dict:
+    path = resources.files("arts_metric") / "resources" / "language_pools" / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the shipped pool {name!r} is missing ({path}); regenerate it with `python scripts/train_language_judges.py`"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def language_pool(name: str) -> Pool:
+    """The built-in pool ``name`` (``readmepp_fr`` ...), texts included; a fresh
+    :class:`~arts_metric.pool.Pool` each call (placement may add judge scores to it)."""
+    if name not in LANGUAGE_POOLS:
+        raise ValueError(f"unknown language pool {name!r}; known: {', '.join(LANGUAGE_POOLS)}")
+    meta = _read(name)
+    return Pool(
+        name=name,
+        ids=list(meta["ids"]),
+        ratings=np.asarray(meta["elo"], dtype=float),
+        texts=list(meta["texts"]),
+        judge_scores={k: np.asarray(v, dtype=float) for k, v in meta.get("judge_scores", {}).items()},
+        reference=meta.get("reference", ""),
+    )
+
+
+def pool_levels(name: str) -> np.ndarray:
+    """The human CEFR level (1 = A1 ... 6 = C2) of each text of pool ``name``."""
+    if name not in LANGUAGE_POOLS:
+        raise ValueError(f"unknown language pool {name!r}; known: {', '.join(LANGUAGE_POOLS)}")
+    return np.asarray(_read(name)["cefr"], dtype=int)
