@@ -1,29 +1,25 @@
-"""How often the meaning-kept guard (:mod:`arts_metric.systems.meaning`) flags real
-simplifications, and how often it catches sources cut to their first nine words.
+"""How the meaning-kept measure (:mod:`arts_metric.systems.meaning`, source recall)
+ranks and flags real simplifications against sources cut short.
 
-    .venv/bin/python benchmarks/meaning_guard.py [--pairs 400] [--documents 60] [--seed 0] [--dev-dir DIR]
+    .venv/bin/python benchmarks/meaning_guard.py [--pairs 400] [--seed 0] [--dev-dir DIR] [--dump FILE.csv]
 
-Sentence pairs from the development sets (read at run time from ``../shared/dev`` or
-``$ARTS_DEV_DIR``; no text is written): within each document pair, every source
-sentence of 12 words or more is aligned to the simpler version's sentence with the
-highest character-trigram TF-IDF cosine, kept when that cosine is in [0.35, 0.9)
-(a real rewrite, not a copy). The alignment is lexical, not the guard's encoder, so
-it does not pick pairs the guard likes. Sets:
+Read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR`` (no text is written):
 
-- Cochrane abstracts -> their plain-language summaries (Devaraj et al. 2021): the set
-  the cut-short thresholds were chosen on;
-- OneStopEnglish advanced -> elementary and advanced -> intermediate (Vajjala & Lucic
-  2018): validation only, nothing is chosen on it.
+- documents: every Cochrane abstract -> its plain-language summary (Devaraj et al.
+  2021; the thresholds were chosen on these), every OneStopEnglish article advanced ->
+  elementary and advanced -> intermediate (Vajjala & Lucic 2018; validation only,
+  nothing is chosen on it);
+- sentence pairs from the same sets: within each document pair, every source sentence
+  of 12 words or more aligned to the simpler version's sentence with the highest
+  character-trigram TF-IDF cosine, kept when that cosine is in [0.35, 0.9) (a real
+  rewrite, not a copy; the alignment is lexical, not the measure's encoder, so it does
+  not pick pairs the measure likes); ``--pairs`` sampled per set.
 
-Documents: OneStopEnglish advanced -> elementary articles (``--documents`` of them, whole
-texts of about 800 words, embedded chunk by chunk), with two truncations of the source:
-its first 9 words and its first half.
-
-For each sentence set, ``--pairs`` sampled pairs: the share of real simplifications flagged
-(false alarms, though some aligned simpler sentences do leave out a clause) and the
-share of "first nine words of the source" outputs flagged (catches), for the
-similarity-only rule (below 0.5) and for the guard (similarity or cut short), in the
-same run. Writes ``benchmarks/results/meaning_guard.md`` and prints it.
+Against each real simplification, two systems that cut the source: its first 5 words
+and its first half (in words). Per set: the share of real simplifications flagged
+(false alarms), and per cut the share of inputs where the cut keeps less than the real
+simplification (lower recall) and the share flagged. Writes
+``benchmarks/results/meaning_guard.md`` and prints it; ``--dump`` writes every check.
 """
 
 from __future__ import annotations
@@ -36,7 +32,7 @@ import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from arts_metric.data import find_dev_dir
-from arts_metric.systems.meaning import FLAG_BELOW, meaning_checks
+from arts_metric.systems.meaning import CUT_SHORT, CUT_SHORT_T, FLAG_BELOW, system_checks
 
 RESULTS = Path(__file__).resolve().parent / "results" / "meaning_guard.md"
 
@@ -65,16 +61,26 @@ def aligned(documents: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return pairs
 
 
-def rates(pairs: list[tuple[str, str]], halves: bool = False) -> dict[str, float]:
+CUTS = {
+    "first 5 words": lambda s: " ".join(s.split()[:5]),
+    "first half": lambda s: " ".join(s.split()[: len(s.split()) // 2]),
+}
+
+
+def rates(pairs: list[tuple[str, str]], dump: list[dict] | None = None) -> dict[str, float]:
+    """Shares over pairs: real simplifications flagged, and per cut of the source, the share
+    of inputs where the cut keeps less than the real simplification and the share flagged."""
     src = [s for s, _ in pairs]
-    cuts = {"first 9 words": [" ".join(s.split()[:9]) for s in src]}
-    if halves:
-        cuts["first half"] = [" ".join(s.split()[: len(s.split()) // 2]) for s in src]
-    out = {"pairs": len(pairs)}
-    for name, outputs in {"real": [o for _, o in pairs], **cuts}.items():
-        checks = meaning_checks(outputs, src)
-        out[f"{name} flagged, similarity only"] = (checks["similarity"] < FLAG_BELOW).mean()
-        out[f"{name} flagged, guard"] = checks["flagged"].mean()
+    outputs = {"real": [o for _, o in pairs], **{name: [cut(s) for s in src] for name, cut in CUTS.items()}}
+    checks = system_checks(outputs, src)
+    real = checks["real"]
+    out: dict[str, float] = {"pairs": len(pairs), "real flagged": real["flagged"].mean()}
+    for name in CUTS:
+        out[f"{name}: kept less than real"] = (checks[name]["recall"] < real["recall"]).mean()
+        out[f"{name}: flagged"] = checks[name]["flagged"].mean()
+    if dump is not None:
+        for name, frame in checks.items():
+            dump += [{"system": name, "pair": i, **row} for i, row in enumerate(frame.to_dict("records"))]
     return out
 
 
@@ -90,40 +96,42 @@ def markdown(table: pd.DataFrame) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=400, help="sentence pairs sampled per set")
-    parser.add_argument("--documents", type=int, default=60, help="OneStopEnglish articles (whole texts)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
+    parser.add_argument("--dump", default=None, help="also write every check to this CSV (no text in it)")
     args = parser.parse_args()
     dev = find_dev_dir(args.dev_dir)
     cochrane = pd.read_json(dev / "cochrane_pls_val.jsonl", lines=True)
     onestop = pd.read_json(dev / "onestopenglish_dev.jsonl", lines=True)
     levels = {art: dict(zip(g["level"], g["text"])) for art, g in onestop.groupby("article")}
+    coch_docs = list(zip(cochrane["abstract"], cochrane["plain_language_summary"]))
+    ose_docs = [(lv["advanced"], lv[easy]) for lv in levels.values() for easy in ("elementary", "intermediate")]
     sets = {
-        "Cochrane abstract -> plain-language summary (thresholds chosen here)": aligned(
-            list(zip(cochrane["abstract"], cochrane["plain_language_summary"]))
-        ),
-        "OneStopEnglish advanced -> elementary/intermediate (validation)": aligned(
-            [(lv["advanced"], lv[easy]) for lv in levels.values() for easy in ("elementary", "intermediate")]
-        ),
+        "Cochrane abstract -> plain-language summary, documents (thresholds chosen here)": (coch_docs, False),
+        "OneStopEnglish advanced -> elementary/intermediate, documents (validation)": (ose_docs, False),
+        "Cochrane, aligned sentence pairs (thresholds chosen here)": (aligned(coch_docs), True),
+        "OneStopEnglish, aligned sentence pairs (validation)": (aligned(ose_docs), True),
     }
-    rows = []
-    for name, pairs in sets.items():
-        sample = pd.Series(range(len(pairs))).sample(n=min(args.pairs, len(pairs)), random_state=args.seed)
-        rows.append({"set": name, "aligned": len(pairs), **rates([pairs[i] for i in sample])})
-    articles = list(levels.values())[: args.documents]
-    rows.append(
-        {
-            "set": "OneStopEnglish advanced -> elementary, whole articles (validation)",
-            "aligned": len(articles),
-            **rates([(lv["advanced"], lv["elementary"]) for lv in articles], halves=True),
-        }
-    )
+    rows, dump = [], [] if args.dump else None
+    for name, (pairs, sample) in sets.items():
+        chosen = pairs
+        if sample:
+            picks = pd.Series(range(len(pairs))).sample(n=min(args.pairs, len(pairs)), random_state=args.seed)
+            chosen = [pairs[i] for i in sorted(picks)]
+        part = [] if dump is not None else None
+        rows.append({"set": name, "available": len(pairs), **rates(chosen, part)})
+        if part is not None:
+            dump += [{"set": name, **r} for r in part]
+        print(rows[-1], flush=True)
+    if args.dump:
+        pd.DataFrame(dump).to_csv(args.dump, index=False)
     table = pd.DataFrame(rows)
     text = (
-        "# Meaning-kept guard: false alarms on real simplifications, catches of truncated sources\n\n"
-        f"`benchmarks/meaning_guard.py --pairs {args.pairs} --documents {args.documents} --seed {args.seed}`; "
-        "shares of sampled pairs flagged (similarity only = below 0.5; guard = below 0.5 or cut short; "
-        "'-': not measured).\n\n" + markdown(table)
+        "# Meaning kept (source recall): real simplifications against sources cut short\n\n"
+        f"`benchmarks/meaning_guard.py --pairs {args.pairs} --seed {args.seed}`; flagged = recall below "
+        f"{FLAG_BELOW:g} or cut short (the source's second half recalled {CUT_SHORT:g} less than its first, by more "
+        f"than {CUT_SHORT_T:g} standard errors); "
+        "'kept less than real' = the cut's recall below the real simplification's, per input.\n\n" + markdown(table)
     )
     RESULTS.write_text(text, encoding="utf-8")
     print(text)

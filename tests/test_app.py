@@ -145,8 +145,8 @@ def test_score_tab_in_the_browser(page, tmp_path):
     page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
     _plot_shown(page, "score-plot")
     table = page.locator("#score-table")
-    for text in texts:
-        assert table.get_by_text(text).count() >= 1
+    for text in texts:  # a long text is cut in its cell (a click shows it whole)
+        assert table.get_by_text(text[:60]).count() >= 1, text
     assert page.get_by_text("higher = easier").count() >= 1  # the legend: FRE the other way round
     page.locator("#score-csv", has_text="arts_scores").wait_for(timeout=SLOW)
     page.locator("#score-sentences", has_text="Each of these texts is one sentence.").wait_for(timeout=SLOW)
@@ -255,6 +255,23 @@ def _visible_in(page, elem_id: str, name: str) -> bool:
     )
 
 
+#: The headers matching a selector whose words (split at spaces and hyphens) break across lines.
+BROKEN_WORDS_JS = """(selector) => [...document.querySelectorAll(selector)].flatMap(th => {
+    const broken = [], walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    let node;
+    while ((node = walker.nextNode())) {
+        for (const m of node.textContent.matchAll(/[^\\s-]+/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+            if (tops.size > 1) broken.push(th.innerText.trim() + ': ' + m[0]);
+        }
+    }
+    return broken;
+})"""
+
+
 def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
     compare = EXAMPLES / "compare"
     page.set_viewport_size({"width": 1366, "height": 768})
@@ -279,9 +296,12 @@ def test_systems_tab_uploads_files_and_offers_downloads(page, tmp_path):
     assert rows.count() == 3
     assert rows.nth(0).locator("td").nth(1).inner_text() == "strong"  # simplest first
     assert rows.nth(2).locator("td").nth(1).inner_text() == "copy"
+    assert page.evaluate(BROKEN_WORDS_JS, "#leaderboard th, #pairwise th") == []  # headers wrap between words
     for header in ("ARTS mean [95% CI]", "simplicity rating [95% CI]", "judged simpler", "meaning kept (flagged)"):
         assert page.locator("#leaderboard th", has_text=header).count() == 1, header
-    assert page.locator("#leaderboard", has_text="A guard, not a meaning metric").count() == 1
+    assert (
+        page.locator("#leaderboard", has_text="It counts content kept, not whether it is said correctly").count() == 1
+    )
     assert page.locator("#pairwise tbody tr").count() == 3
     # nothing clipped at 1366 px: each table ends inside its box and inside the window
     for elem_id in ("leaderboard", "pairwise"):
@@ -331,14 +351,10 @@ def test_score_api_returns_the_package_numbers(client):
     )
     got = _records(table)
     want = score_texts(texts, formulas=["fkgl", "fre"])
-    assert list(got.columns) == ["line", "arts", "pool_rating", "fkgl", "fre", "text"]
+    assert list(got.columns) == ["line", "arts", "arts_elo", "fkgl", "fre", "text"]
     assert list(got["text"]) == texts and list(got["line"]) == list(range(1, len(texts) + 1))
-    for key in ("arts", "fkgl", "fre"):
+    for key in ("arts", "arts_elo", "fkgl", "fre"):  # arts_elo: the package's own number, the figure's axis
         assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
-    # pool_rating: the text's place on the pool's Elo scale, inside the pool's range (the figure's axis)
-    pool = load_pool("arts3000")
-    assert got["pool_rating"].between(pool.ratings.min(), pool.ratings.max()).all()
-    assert list(pool.arts_of_rating(got["pool_rating"])) == pytest.approx(want["arts"], abs=0.02)
     downloaded = pd.read_csv(csv_file)
     assert list(downloaded.columns) == list(got.columns)
     assert list(downloaded["arts"]) == pytest.approx(want["arts"], abs=1e-12)
@@ -401,7 +417,9 @@ def test_systems_api_returns_the_package_numbers(client):
     # the meaning-kept guard: the light rewrite keeps more of its sources than the strong one, with its caveat
     by = got.set_index("system")
     assert 0 < by.loc["bold", "meaning_kept"] < by.loc["gentle", "meaning_kept"] <= 1
-    assert "meaning kept (flagged)" in board_md and "A guard, not a meaning metric" in board_md
+    assert (
+        "meaning kept (flagged)" in board_md and "It counts content kept, not whether it is said correctly" in board_md
+    )
     assert "higher = simpler" in board_md
     by_name = {Path(f).name: Path(f) for f in files}
     assert sorted(by_name) == ["leaderboard.csv", "pairwise.csv", "per_output.csv", "win_rates.csv"]
@@ -510,7 +528,9 @@ def test_llm_judge_from_the_spaces_secrets(monkeypatch, data_dir, tmp_path, capf
         with pytest.raises(gr.Error, match="Unknown pool"):
             app.score("The dog ran.", "/etc/passwd", [], "learned", progress=lambda *a, **k: None)
         with pytest.raises(gr.Error, match="line 3 is not valid Unicode"):  # no browser sends this; a script can
-            app.score("Fine text.\n\nBroken \ud800 text.", "arts94", [], "learned", progress=lambda *a, **k: None)
+            app.score(
+                "Fine text.\nOther text.\nBroken \ud800 text.", "arts94", [], "learned", progress=lambda *a, **k: None
+            )
         message = app.hide_endpoint(f"openai:replay: {url}/chat/completions unreachable (key {secret})")
         assert url not in message and secret not in message and "[the Space's endpoint]" in message
     finally:
@@ -542,22 +562,47 @@ def test_pairs_figure_keeps_every_arrow_inside_its_axis():
             assert low < a < high and low < b < high, (panel, a, b, low, high)
 
 
-def test_score_table_and_figure_share_one_elo_scale():
+def _bars(ax) -> list[float]:
+    """The heights of the pool histogram's bars, not the shaded range behind them (zorder 0)."""
+    return [p.get_height() for p in ax.patches if p.get_zorder() > 0]
+
+
+def test_score_figure_draws_each_text_at_its_arts_elo_and_marks_texts_beyond():
+    """One Elo scale: each text at the ``arts_elo`` the table shows, never moved into the pool's
+    range; dashed outside that range; a text beyond the axis at its edge, with its rating."""
     app = _load_app()
-    texts = _lines(EXAMPLES / "texts.txt")
-    res = score_texts(texts)
-    placed = app.pool_rating(res["pool"], res["arts"])
-    fig = app.pool_figure(res["pool"], list(range(1, len(texts) + 1)), res["arts"])
-    low, high = fig.axes[0].get_xlim()
-    marks = sorted(line.get_xdata()[0] for line in fig.axes[0].lines)
-    assert marks == pytest.approx(sorted(placed))  # the figure draws each text at the table's number
-    assert all(low <= x <= high for x in placed)
+    ratings = np.sort(load_pool("arts3000").ratings)
+    elo = [700.0, 1200.0, 1300.0, 5000.0, None]  # easier than the pool, inside, harder, far beyond, no score
+    fig = app.pool_figure("arts3000", [1, 2, 3, 4, 5], elo)
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    drawn = {line.get_xdata()[0]: line.get_linestyle() for line in ax.lines}
+    assert sorted(drawn) == [700.0, 1200.0, 1300.0]  # where the table puts them, not within the pool's range
+    assert drawn[1200.0] == "-" and drawn[700.0] == drawn[1300.0] == "--"  # dashed: beyond the pool's range
+    assert low < 700.0 and 1300.0 < high < 5000.0 and low < ratings[0] and ratings[-1] < high
+    beyond = [t for t in ax.texts if "beyond the axis" in t.get_text()]
+    assert [t.get_text() for t in beyond] == ["4 at 5000, beyond the axis"]
+    assert beyond[0].xy[0] == pytest.approx(high)  # its arrow points at the right edge
+    assert "arts_elo" in ax.get_xlabel() and f"{ratings[0]:.0f} to {ratings[-1]:.0f}" in ax.get_xlabel()
+
+
+@pytest.mark.parametrize("pool", ["arts3000", "arts300", "arts94"])
+def test_the_pool_figure_draws_a_distribution_not_a_barcode(pool):
+    """The pool's ratings bunch at the steps of its rating schedule: the histogram's bins are
+    wide enough that no bar dips below its neighbours by more than chance (40 narrow bins drew
+    a barcode: empty bins between full ones)."""
+    app = _load_app()
+    bars = _bars(app.pool_figure(pool, [1], [1200.0]).axes[0])
+    assert 4 <= len(bars) <= 30 and sum(bars) == len(load_pool(pool).ratings)
+    near = [min(bars[k - 1], bars[k + 1]) for k in range(1, len(bars) - 1)]
+    dips = [k + 1 for k, m in enumerate(near) if bars[k + 1] < 0.8 * m and bars[k + 1] < m - 2 * m**0.5]
+    assert not dips, bars
 
 
 def test_score_figure_with_500_texts_is_a_histogram_not_a_barcode():
     app = _load_app()
-    arts = [k / 500 for k in range(500)]
-    fig = app.pool_figure("arts3000", list(range(1, 501)), arts)
+    elo = list(np.linspace(600.0, 1800.0, 500))
+    fig = app.pool_figure("arts3000", list(range(1, 501)), elo)
     assert sum(len(ax.lines) for ax in fig.axes) == 0  # no line per text
     assert len(fig.axes[-1].patches) >= 1 and "your texts" in fig.axes[-1].get_ylabel()
 
@@ -695,17 +740,123 @@ def test_score_table_and_figure_show_one_elo_scale_in_the_page(page, tmp_path):
     page.get_by_role("button", name="Score", exact=True).click()
     page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
     _plot_shown(page, "score-plot")
+    from arts_metric.space_app.figures import _axis
+
     table = page.locator("#score-table")
     table.get_by_text(texts[0]).first.wait_for(timeout=SLOW)
     head = table.locator("thead th").evaluate_all("cells => cells.map(c => c.innerText.trim())")
     body = table.locator(".body-cell").evaluate_all("cells => cells.map(c => c.innerText.trim())")
     rows = [body[k : k + len(head)] for k in range(0, len(body), len(head))]
-    shown = sorted(float(r[head.index("pool_rating")]) for r in rows if r[head.index("text")] in texts)
+    shown = sorted(float(r[head.index("arts_elo")]) for r in rows if r[head.index("line")] in ("1", "2", "3"))
     assert len(shown) == 3, (head, rows)
     ratings = np.sort(load_pool(DEFAULT_POOL).ratings)
+    assert shown[0] < ratings[0]  # the bike sentence is easier than every pool text: drawn there, not moved
+    low, high = _axis(ratings, shown)
     centres, left, right = _elo_lines_in_figure(page, "score-plot", tmp_path)
-    drawn = sorted(ratings[0] + (c - left) / (right - left) * (ratings[-1] - ratings[0]) for c in centres)
-    per_pixel = (ratings[-1] - ratings[0]) / (right - left)
-    # every Elo number of the table lies on the figure's axis, where the figure draws its text
-    assert all(ratings[0] <= x <= ratings[-1] for x in shown), (shown, ratings[0], ratings[-1])
+    drawn = sorted(low + (c - left) / (right - left) * (high - low) for c in centres)
+    per_pixel = (high - low) / (right - left)
+    # every Elo number of the table is where the figure draws its text
     assert drawn == pytest.approx(shown, abs=3 * per_pixel), (drawn, shown, per_pixel)
+
+
+PARAGRAPH = (
+    "The cat sat on the mat. Notwithstanding the foregoing, the lessee shall indemnify the lessor against all "
+    "liabilities arising hereunder, including reasonable costs incurred in connection with any claim. Then it "
+    "went home and slept until the morning light came through the window of the old house."
+)
+TABS = ("Score texts", "Original vs simplification", "Compare systems", "About")
+
+#: Per header cell of table ``#id``: its text, its lines (distinct tops of its text's line boxes), its
+#: right edge, and the right edge of the scrolling box it is in (the page's width when none).
+HEADERS_JS = """(id) => [...document.querySelectorAll('#' + id + ' thead th')].map(th => {
+    const tops = new Set(), walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    let node;
+    while ((node = walker.nextNode())) {
+        if (!node.textContent.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    }
+    let el = th.parentElement, box = null;
+    while (el && !box) {
+        if (['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) box = el;
+        el = el.parentElement;
+    }
+    const b = box ? box.getBoundingClientRect() : {left: 0, right: window.innerWidth};
+    return {text: th.innerText.trim(), lines: tops.size, right: th.getBoundingClientRect().right,
+            box_left: b.left, box_right: b.right, scrolls: box ? box.scrollWidth > box.clientWidth : false};
+})"""
+
+
+def _check_table(page, elem_id: str, width: int, fits: bool) -> list[dict]:
+    """Every header of ``#elem_id`` on one line; the table inside the page, with every column in view
+    (``fits``) or in a box that scrolls sideways."""
+    heads = page.evaluate(HEADERS_JS, elem_id)
+    assert heads and all(h["lines"] == 1 for h in heads), (width, elem_id, heads)
+    for h in heads:
+        assert -1 <= h["box_left"] and h["box_right"] <= width + 1, (width, elem_id, h)
+        assert h["right"] <= h["box_right"] + 1 or h["scrolls"], (width, elem_id, h)
+        if fits:
+            assert h["right"] <= h["box_right"] + 1, (width, elem_id, h)
+    return heads
+
+
+def _check_plot(page, elem_id: str, width: int) -> None:
+    """The figure at least 200 px tall, below its label, and scrolling sideways rather than clipped."""
+    _plot_shown(page, elem_id)
+    box = page.evaluate(
+        """(id) => { const img = document.querySelector('#' + id + ' img').getBoundingClientRect();
+            const label = document.querySelector('#' + id + ' [data-testid=block-label]').getBoundingClientRect();
+            return {top: img.top, left: img.left, height: img.height, label_bottom: label.bottom}; }""",
+        elem_id,
+    )
+    assert box["height"] >= 200 and box["label_bottom"] <= box["top"] + 1 and box["left"] >= 0, (width, box)
+
+
+@pytest.mark.parametrize("width,height,fits", [(1280, 900, True), (390, 844, False)])
+def test_the_page_reads_on_a_desktop_and_on_a_phone(server, browser, tmp_path, width, height, fits):
+    """With a paragraph among the texts: every tab one tap away, figures at least 200 px tall below
+    their label, table headers on one line, tables in the page (on a phone: scrolling sideways),
+    every row in view, a text cut in its cell shown whole on a click."""
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    try:
+        page.goto(server["url"])
+        for name in TABS:  # each tab a button of the tab bar, in view: none behind a "More tabs" menu
+            tab = page.get_by_role("tab", name=name)
+            tab.wait_for(timeout=SLOW)
+            box = tab.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (name, box)
+        assert page.get_by_role("button", name="More tabs").count() == 0
+        page.wait_for_function("document.querySelectorAll('#score-table thead th').length > 0", timeout=SLOW)
+        heads = [h["text"] for h in page.evaluate(HEADERS_JS, "score-table")]
+        assert heads == ["line", "arts", "arts_elo", "fkgl", "fre", "dale_chall", "text"]  # not "1 2 3"
+        texts = ["I like my red bike.", PARAGRAPH, "The river flooded, so the bridge was closed.", "Dogs bark."]
+        page.locator("#texts textarea").fill("\n".join(texts))
+        page.get_by_role("button", name="Score", exact=True).click()
+        page.locator("#score-summary", has_text="4 texts").wait_for(timeout=SLOW)
+        _check_plot(page, "score-plot", width)
+        table = page.locator("#score-table")
+        table.get_by_text(texts[0]).first.wait_for(timeout=SLOW)
+        _check_table(page, "score-table", width, fits)
+        cells = page.evaluate(
+            """() => { const vp = document.querySelector('#score-table .virtual-table-viewport');
+                const bottom = vp.getBoundingClientRect().bottom;
+                return [...vp.querySelectorAll('.body-cell')]
+                    .map(c => c.getBoundingClientRect().bottom <= bottom + 1); }"""
+        )
+        assert cells == [True] * 4 * len(heads), cells  # every row in view, the paragraph's too
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing widens the page
+        _shot(page, tmp_path, f"score-{width}")
+        table.locator(".body-cell", has_text="The cat sat on the mat.").first.click()  # its text is cut ...
+        table.get_by_text("came through the window of the old house.", exact=False).first.wait_for(timeout=SLOW)
+        page.get_by_role("tab", name="Original vs simplification").click()  # ... and the tabs are one tap away
+        page.get_by_role("button", name="Compare pairs").click()
+        page.locator("#pairs-summary", has_text="simplifications easier").wait_for(timeout=SLOW)
+        _check_plot(page, "pairs-plot", width)
+        _check_table(page, "pairs-table", width, fits=False)  # two texts and nine numbers: it scrolls
+        page.get_by_role("tab", name="About").click()
+        page.locator("#agreement table").first.wait_for(timeout=SLOW)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        _shot(page, tmp_path, f"pairs-{width}")
+    finally:
+        page.close()

@@ -236,6 +236,21 @@ def test_figure_has_the_interval_panels_and_the_heat_map(learned_comparison):
     assert "higher = simpler" in rating.get_xlabel()
 
 
+def test_judged_simpler_is_labelled_as_the_mean_probability_it_is(learned_comparison):
+    """The learned judge gives each head-to-head match a probability: `judged_simpler` is their mean,
+    not a share of matches, and every table and note says so."""
+    from arts_metric.systems.ranks import SIMPLICITY_NOTE
+
+    pw = learned_comparison.pairwise
+    value = (1.0 - pw["win_rate_a"]) * pw["matches"]
+    assert (abs(value - value.round()) > 1e-6).any()  # no whole number of matches won
+    assert "| mean P(judged simpler) |" in learned_comparison.to_markdown().splitlines()[0]
+    assert "| mean P(a judged simpler) |" in learned_comparison.pairwise_markdown().splitlines()[0]
+    assert "mean P(judged simpler): the probability" in SIMPLICITY_NOTE and "averaged over" in SIMPLICITY_NOTE
+    titles = [ax.get_title() for ax in plot_comparison(learned_comparison).axes]
+    assert "mean P(row judged simpler\nthan column)" in titles
+
+
 def test_references_are_ranked_beside_systems(bands):
     outputs, sources, _ = bands
     res = compare_systems(
@@ -482,7 +497,8 @@ def test_arts_compare_on_the_shipped_examples(tmp_path):
     lb = pd.read_csv(out / "leaderboard.csv")
     assert lb.set_index("system").loc["copy", "arts_delta_mean"] == pytest.approx(0.0, abs=1e-9)
     assert "24 of 24 matches decided" in proc.stderr
-    assert "report a meaning metric" in proc.stderr  # simplicity is not the whole verdict
+    assert "report what is kept beside it" in proc.stderr  # simplicity is not the whole verdict
+    assert "meaning kept (flagged)" in lines[0] and "Meaning kept: source recall" in proc.stdout
     # the "Rank systems" guide shows what this command prints
     guide = (ROOT / "docs" / "guides" / "rank-systems.md").read_text(encoding="utf-8")
     assert proc.stdout in guide and (out / "pairwise.md").read_text() in guide

@@ -28,11 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "and formulas with 95% bootstrap intervals over inputs, and a paired randomization test for every "
             "pair. Head-to-head view: for each input the systems' outputs play 'which text is harder?' matches; "
             "Bradley-Terry ratings on the Elo scale with intervals, and win rates. Higher ARTS = harder; in the "
-            "CSV files rating and win_rate are higher = harder, simplicity_rating and judged_simpler higher = "
-            "simpler. Writes leaderboard.csv/.md/.json, pairwise.csv/.md, win_rates.csv, per_output.csv, "
-            "comparison.json and leaderboard.png to --out, and prints the leaderboard and the pairwise tests. "
-            "The leaderboard lists the simplest system first, with a simplicity rating (head-to-head, higher = "
-            "simpler); systems whose difference is not significant share a rank."
+            "CSV files rating and win_rate are higher = harder, simplicity_rating and judged_simpler (the mean "
+            "probability of being judged the simpler one) higher = simpler. Writes leaderboard.csv/.md/.json, "
+            "pairwise.csv/.md, win_rates.csv, per_output.csv, comparison.json and leaderboard.png to --out, and "
+            "prints the leaderboard and the pairwise tests. The leaderboard lists the simplest system first, "
+            "with a simplicity rating (head-to-head, higher = simpler); systems whose difference is not "
+            "significant share a rank."
         ),
     )
     p.add_argument(
@@ -88,6 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="seeds the resampling (default 0)")
+    p.add_argument(
+        "--no-meaning",
+        action="store_true",
+        help="leave out the meaning kept column (source recall; computed offline when --sources is given)",
+    )
     p.set_defaults(func=run)
 
 
@@ -152,6 +158,7 @@ def read_human_file(path: str, names: list[str], n_inputs: int) -> dict[str, lis
 def report(result) -> str:
     """What ``arts compare`` prints: the leaderboard (simplest first, shared ranks), what its
     simplicity rating means, and the pairwise significance table, in Markdown."""
+    from arts_metric.systems.meaning import MEANING_NOTE
     from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
     from arts_metric.wordless import leaderboard_note
 
@@ -159,6 +166,7 @@ def report(result) -> str:
     return (
         result.to_markdown()
         + (f"\n{leaderboard_note(wordless)}.\n" if wordless else "")
+        + (f"\n{MEANING_NOTE[0].upper() + MEANING_NOTE[1:]}.\n" if "meaning_kept" in result.leaderboard else "")
         + f"\nSimplest first; systems share a rank when their pairwise test is not significant (p >= {ALPHA:g}); "
         + SIMPLICITY_NOTE.replace("**", "")
         + ".\n\nPairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons):\n\n"
@@ -203,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
             n_permutations=args.permutations,
             level=args.level,
             seed=args.seed,
+            meaning=not args.no_meaning,
             config=config,
         )
         files = result.to_dir(out)

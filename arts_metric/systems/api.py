@@ -81,6 +81,7 @@ def compare_systems(
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
     prior_sd: float = DEFAULT_PRIOR_SD,
+    meaning: bool = True,
     config: ScoringConfig | None = None,
     **settings: Any,
 ) -> SystemComparison:
@@ -114,6 +115,12 @@ def compare_systems(
     level : the intervals' confidence level (0.95).
     seed : seeds the resampling (results are reproducible).
     prior_sd : sd in Elo points of the weak Gaussian prior of the head-to-head ratings.
+    meaning : with ``sources``, add what each output keeps of its source
+        (:mod:`~arts_metric.systems.meaning`: ``meaning_kept``, the mean source recall
+        in [0, 1], higher = more kept, and ``meaning_flagged``, the outputs that may
+        have dropped content) to the leaderboard and ``recall`` / ``meaning_flagged``
+        to ``per_output``. Computed offline by the bundled MiniLM encoder, whatever the
+        judge; ``False`` leaves it out.
     config : the scoring settings to start from (default: every default).
     **settings : other fields of :class:`~arts_metric.config.ScoringConfig`
         (``placement=``, ``long_texts=``, ``judge_options=``, ...), applied over ``config``.
@@ -207,6 +214,8 @@ def compare_systems(
     win = matches.win_rates() if matches is not None else np.full((k, k), np.nan)
     win_rates = pd.DataFrame(win, index=names, columns=names).loc[order, order]
     per_output = _per_output(entries, scores)
+    if meaning and entries.sources is not None:
+        _add_meaning(entries, leaderboard, per_output)
     corr = _correlations(entries, scores, matches, leaderboard, human_higher_is)
     return SystemComparison(
         leaderboard=leaderboard,
@@ -342,6 +351,19 @@ def _pairwise(
             rows.append(row)
             j += 1
     return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))
+
+
+def _add_meaning(entries: Entries, leaderboard: pd.DataFrame, per_output: pd.DataFrame) -> None:
+    """The meaning-kept columns, in place: per entry on the leaderboard, per output in ``per_output``."""
+    from arts_metric.systems.meaning import system_checks
+
+    checks = system_checks(dict(zip(entries.names, entries.outputs)), list(entries.sources or ()))
+    kept = {name: float(c["recall"].mean()) for name, c in checks.items()}
+    flagged = {name: int(c["flagged"].sum()) for name, c in checks.items()}
+    leaderboard["meaning_kept"] = leaderboard["system"].map(kept)
+    leaderboard["meaning_flagged"] = leaderboard["system"].map(flagged)
+    per_output["recall"] = np.concatenate([checks[name]["recall"].to_numpy() for name in entries.names])
+    per_output["meaning_flagged"] = np.concatenate([checks[name]["flagged"].to_numpy() for name in entries.names])
 
 
 def _per_output(entries: Entries, scores: PoolScores | None) -> pd.DataFrame:
