@@ -19,9 +19,9 @@ An output is **flagged** (it may have dropped content) when
   simplification shortens everywhere.
 
 Why this measure: the sentence-embedding cosine used before rates a source's first
-nine words close to the whole source; ``bert_score`` itself would download a
-RoBERTa checkpoint (not offline) and its IDF weights depend on the batch (a score
-must not); entailment needs an NLI model no registry package bundles.
+nine words close to the whole source; ``bert_score`` itself loads its checkpoints from
+the Hub (not offline), has no rescaling baseline for MiniLM, and its optional IDF
+weights are computed from the batch (a score must not depend on it); entailment needs an NLI model no registry package bundles.
 ``benchmarks/meaning_guard.py`` measures how it ranks and flags real simplifications
 against sources cut to their first five words and to their first half. It measures
 content kept, not correctness: a fluent output that says the opposite keeps its
