@@ -104,9 +104,10 @@ def test_option_types_from_a_dataclass_or_a_signature():
         and len(llm) == len(LLMOptions.__dataclass_fields__)
     )
     learned = option_types(LearnedJudge, exclude=("weights",))
-    assert set(learned) == {"device", "progress", "threads"}
-    assert convert_options({"device": "cpu", "progress": "false", "threads": "2"}, learned) == {
+    assert set(learned) == {"device", "precision", "progress", "threads"}
+    assert convert_options({"device": "cpu", "precision": "int8", "progress": "false", "threads": "2"}, learned) == {
         "device": "cpu",
+        "precision": "int8",
         "progress": False,
         "threads": 2,
     }
