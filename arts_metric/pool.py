@@ -27,15 +27,14 @@ import numpy as np
 
 from arts_metric import data as arts_data
 from arts_metric.elo import K_FACTOR, START_RATING, run_elo
-from arts_metric.languages import OTHER_LANGUAGES, pool_name
+from arts_metric.languages import POOL_NAMES as LANGUAGE_POOL_NAMES
+from arts_metric.languages.pools import pool_fields
 from arts_metric.textio import read_rows
 
 if TYPE_CHECKING:
     from arts_metric.judges.base import Judge
 
 DEFAULT_POOL = "arts3000"
-#: The built-in pools of the languages other than English (:mod:`arts_metric.languages.pools`).
-LANGUAGE_POOL_NAMES: tuple[str, ...] = tuple(pool_name(code) for code in OTHER_LANGUAGES)
 
 
 @dataclass
@@ -183,9 +182,7 @@ def load_pool(
     if isinstance(spec, Pool):
         return spec
     if isinstance(spec, str) and spec in LANGUAGE_POOL_NAMES:
-        from arts_metric.languages.pools import language_pool
-
-        return language_pool(spec)
+        return Pool(name=spec, **pool_fields(spec))
     if isinstance(spec, str) and spec in arts_data.BUILTIN_POOLS:
         pool = _builtin_pool(spec)
         if data_dir is not None:

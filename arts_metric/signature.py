@@ -36,6 +36,7 @@ import numpy as np
 
 from arts_metric import __version__
 from arts_metric.data import BUILTIN_POOLS
+from arts_metric.languages import POOL_NAMES as LANGUAGE_POOL_NAMES
 
 #: Version of the signature's format (bumped when its fields change meaning).
 FORMAT_VERSION = "1"
@@ -66,9 +67,7 @@ def _value(v: Any) -> str:
 
 def pool_signature(pool: Any) -> str:
     """A built-in pool's name; another pool's name with a digest of its ids and ratings."""
-    from arts_metric.languages.pools import LANGUAGE_POOLS
-
-    if pool.name in BUILTIN_POOLS or pool.name in LANGUAGE_POOLS:
+    if pool.name in BUILTIN_POOLS or pool.name in LANGUAGE_POOL_NAMES:
         return str(pool.name)
     return f"{pool.name}#{_digest(list(pool.ids), np.asarray(pool.ratings, dtype=float))}"
 

@@ -17,9 +17,10 @@ from arts_metric.config import ScoringConfig
 from arts_metric.languages import check_language, pool_name
 from arts_metric.languages.formulas import compute_language_formulas
 from arts_metric.languages.judge import LanguageJudge
-from arts_metric.languages.pools import language_pool, pool_levels
+from arts_metric.languages.pools import pool_levels
 from arts_metric.languages.readmepp import readmepp_rows
 from arts_metric.languages.scripts import mismatched_texts, script_warning, text_script
+from arts_metric.pool import load_pool
 from arts_metric.scoring import score_texts
 
 HINDI = ["यह एक आसान वाक्य है।", "संवैधानिक प्रावधानों की व्याख्या न्यायपालिका के अधिकार क्षेत्र में आती है।"]
@@ -83,7 +84,7 @@ def test_language_formulas_and_their_names():
 
 
 def test_shipped_pool_is_on_the_elo_scale_with_its_licence():
-    pool = language_pool(pool_name("hi"))
+    pool = load_pool(pool_name("hi"))
     levels = pool_levels(pool.name)
     means = [pool.ratings[levels == level].mean() for level in range(1, 7)]
     assert np.all(np.diff(means) > 0) and abs(pool.ratings.mean() - 1200) < 1e-6  # Elo starts at 1200, zero-sum

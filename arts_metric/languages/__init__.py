@@ -45,6 +45,10 @@ def pool_name(code: str) -> str:
     return f"readmepp_{code}"
 
 
+#: The built-in pools of the languages other than English (read by :func:`arts_metric.pool.load_pool`).
+POOL_NAMES: tuple[str, ...] = tuple(pool_name(code) for code in OTHER_LANGUAGES)
+
+
 def judge_spec(code: str) -> str:
     """The offline judge of a language other than English: ``"fr"`` -> ``"multilingual:fr"``."""
     code = check_language(code)

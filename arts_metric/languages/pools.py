@@ -18,15 +18,13 @@ from importlib import resources
 
 import numpy as np
 
-from arts_metric.languages import OTHER_LANGUAGES, pool_name
-from arts_metric.pool import Pool
-
-#: The built-in pool of each language other than English.
-LANGUAGE_POOLS: dict[str, str] = {pool_name(code): code for code in OTHER_LANGUAGES}
+from arts_metric.languages import POOL_NAMES
 
 
 @lru_cache(maxsize=8)
 def _read(name: str) -> dict:
+    if name not in POOL_NAMES:
+        raise ValueError(f"unknown language pool {name!r}; known: {', '.join(POOL_NAMES)}")
     path = resources.files("arts_metric") / "resources" / "language_pools" / f"{name}.json"
     if not path.is_file():
         raise FileNotFoundError(
@@ -35,24 +33,21 @@ def _read(name: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def language_pool(name: str) -> Pool:
-    """The built-in pool ``name`` (``readmepp_fr`` ...), texts included; a fresh
-    :class:`~arts_metric.pool.Pool` each call (placement may add judge scores to it)."""
-    if name not in LANGUAGE_POOLS:
-        raise ValueError(f"unknown language pool {name!r}; known: {', '.join(LANGUAGE_POOLS)}")
+def pool_fields(name: str) -> dict:
+    """The fields of the built-in pool ``name`` (``readmepp_fr`` ...) for
+    :class:`~arts_metric.pool.Pool`: ``ids``, ``ratings`` (Elo), ``texts``,
+    ``judge_scores`` and ``reference``, fresh arrays each call (placement may add judge
+    scores to a pool). :func:`arts_metric.pool.load_pool` builds the pool from them."""
     meta = _read(name)
-    return Pool(
-        name=name,
-        ids=list(meta["ids"]),
-        ratings=np.asarray(meta["elo"], dtype=float),
-        texts=list(meta["texts"]),
-        judge_scores={k: np.asarray(v, dtype=float) for k, v in meta.get("judge_scores", {}).items()},
-        reference=meta.get("reference", ""),
-    )
+    return {
+        "ids": list(meta["ids"]),
+        "ratings": np.asarray(meta["elo"], dtype=float),
+        "texts": list(meta["texts"]),
+        "judge_scores": {k: np.asarray(v, dtype=float) for k, v in meta.get("judge_scores", {}).items()},
+        "reference": meta.get("reference", ""),
+    }
 
 
 def pool_levels(name: str) -> np.ndarray:
     """The human CEFR level (1 = A1 ... 6 = C2) of each text of pool ``name``."""
-    if name not in LANGUAGE_POOLS:
-        raise ValueError(f"unknown language pool {name!r}; known: {', '.join(LANGUAGE_POOLS)}")
     return np.asarray(_read(name)["cefr"], dtype=int)

@@ -213,7 +213,10 @@ def _passes(
     if check_precision(precision) == "int8" and device != "cpu":
         raise ValueError(f"precision='int8' runs on the CPU, got device={device!r}")
     enc = load_encoder(device)
-    model = transformer(depth, device) if precision == "fp32" else int8_forward(depth)
+    if precision == "fp32":
+        model = transformer(depth, device)
+    else:
+        model = int8_forward(depth, lambda: transformer(depth, "cpu"))
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
     passes = encoder_passes([len(row) for row in ids], device, precision)
 

@@ -100,12 +100,11 @@ def model_file(depth: int) -> Path:
     return cache_folder() / f"minilm-l6-int8-d{depth}-{h.hexdigest()[:16]}.onnx"
 
 
-def _export(depth: int, path: Path) -> None:
-    """MiniLM cut after ``depth`` layers as fp32 ONNX at ``path``: input ``input_ids``
-    (one row), outputs the hidden states ``h0`` (embeddings) to ``h{depth}``."""
+def _export(model: Any, depth: int, path: Path) -> None:
+    """The fp32 transformer ``model`` (MiniLM cut after ``depth`` layers) as ONNX at
+    ``path``: input ``input_ids`` (one row), outputs the hidden states ``h0``
+    (embeddings) to ``h{depth}``."""
     import torch
-
-    from arts_metric.judges.learned.encoder import load_encoder, transformer
 
     class Hidden(torch.nn.Module):
         def __init__(self, model: Any) -> None:
@@ -122,12 +121,11 @@ def _export(depth: int, path: Path) -> None:
                 ).hidden_states
             )
 
-    load_encoder("cpu")
     example = torch.tensor([[101, 7592, 102]])
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")  # the exporter's notes on tracing are not the user's business
         torch.onnx.export(
-            Hidden(transformer(depth, "cpu")).eval(),
+            Hidden(model).eval(),
             (example,),
             str(path),
             input_names=["input_ids"],
@@ -145,8 +143,9 @@ class _Quiet(logging.Filter):
         return "onnxruntime" not in record.pathname
 
 
-def _build(depth: int, path: Path) -> None:
-    """Export, quantize and write the int8 model to ``path`` (written whole or not at all)."""
+def _build(model: Any, depth: int, path: Path) -> None:
+    """Export ``model``, quantize it and write the int8 model to ``path`` (written whole or
+    not at all)."""
     _runtime()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -165,7 +164,7 @@ def _build(depth: int, path: Path) -> None:
         with tempfile.TemporaryDirectory() as work, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fp32 = Path(work) / "fp32.onnx"
-            _export(depth, fp32)
+            _export(model, depth, fp32)
             # Weights per output channel (per tensor moved arts twice as far); attention's
             # activation-by-activation products stay fp32 (MatMulConstBOnly).
             quantize_dynamic(
@@ -183,16 +182,17 @@ def _build(depth: int, path: Path) -> None:
             os.unlink(tmp)
 
 
-def int8_session(depth: int) -> Any:
+def int8_session(depth: int, fp32_model: Callable[[], Any]) -> Any:
     """The ONNX Runtime session of MiniLM cut after ``depth`` layers in int8 (one per
-    process and depth; built into :func:`cache_folder` at first use). Runs on one thread."""
+    process and depth; built into :func:`cache_folder` at first use from ``fp32_model()``,
+    the fp32 transformer, which is not loaded when the file exists). Runs on one thread."""
     with _LOCK:
         session = _SESSIONS.get(depth)
         if session is None:
             _, ort = _runtime()
             path = model_file(depth)
             if not path.exists():
-                _build(depth, path)
+                _build(fp32_model(), depth, path)
             options = ort.SessionOptions()
             options.intra_op_num_threads = 1
             options.inter_op_num_threads = 1
@@ -203,10 +203,11 @@ def int8_session(depth: int) -> Any:
         return session
 
 
-def int8_forward(depth: int) -> Callable[[np.ndarray], list[np.ndarray]]:
+def int8_forward(depth: int, fp32_model: Callable[[], Any]) -> Callable[[np.ndarray], list[np.ndarray]]:
     """``forward(input_ids)``: the hidden states ``0..depth`` of MiniLM in int8 for one
-    row of word-piece ids, ``(1, n_pieces)`` int64, as float32 arrays ``(1, n_pieces, 384)``."""
-    session = int8_session(depth)
+    row of word-piece ids, ``(1, n_pieces)`` int64, as float32 arrays ``(1, n_pieces, 384)``
+    (``fp32_model`` as for :func:`int8_session`)."""
+    session = int8_session(depth, fp32_model)
     names = [f"h{k}" for k in range(depth + 1)]
 
     def forward(input_ids: np.ndarray) -> list[np.ndarray]:
