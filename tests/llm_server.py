@@ -51,6 +51,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+#: Self-written pool texts (unrated: a judge must rate them first, which costs requests).
+OWN_POOL = [
+    "The sun is hot.",
+    "I like apples and pears.",
+    "Our neighbours bought a red car last week.",
+    "The train to the city leaves every hour in the morning.",
+    "Photosynthesis converts light energy into chemical energy stored in glucose.",
+    "Heterogeneous catalysis proceeds via adsorption of reactants onto active surface sites.",
+]
+
 REASONS = {
     200: "OK",
     400: "Bad Request",

@@ -7,7 +7,7 @@ import json
 
 import evaluate
 import pytest
-from llm_server import make_server  # noqa: F401  (fixture)
+from llm_server import OWN_POOL, make_server  # noqa: F401  (fixture)
 from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
@@ -61,14 +61,6 @@ def test_listwise_judge_ranks_newcomers_together_with_the_pool(make_server, data
 
 # --- every input and option is checked before the first paid request ---
 
-OWN_POOL = [  # self-written, unrated: the judge must rate it first, which costs requests
-    "The sun is hot.",
-    "I like apples and pears.",
-    "Our neighbours bought a red car last week.",
-    "The train to the city leaves every hour in the morning.",
-    "Photosynthesis converts light energy into chemical energy stored in glucose.",
-    "Heterogeneous catalysis proceeds via adsorption of reactants onto active surface sites.",
-]
 OUTPUTS = ["Cats sleep a lot.", "The mitochondrion is the site of oxidative phosphorylation.", "We ate soup."]
 
 

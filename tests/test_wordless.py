@@ -8,7 +8,7 @@ import re
 import warnings
 
 import pytest
-from llm_server import _PAIR, make_server  # noqa: F401  (fixture)
+from llm_server import _PAIR, OWN_POOL, make_server  # noqa: F401  (fixture)
 
 from arts_metric import cli
 from arts_metric.judges import get_judge
@@ -20,14 +20,6 @@ from arts_metric.wordless import has_word, top_rating
 WORDLESS = ["!", "...", "42", "A", "$%"]
 WORDED = ["I am.", "Go!", "The cat sat."]
 CAT = "The cat sat on the mat."
-OWN_POOL = [
-    "The sun is hot.",
-    "I like apples and pears.",
-    "Our neighbours bought a red car last week.",
-    "The train to the city leaves every hour in the morning.",
-    "Photosynthesis converts light energy into chemical energy stored in glucose.",
-    "Heterogeneous catalysis proceeds via adsorption of reactants onto active surface sites.",
-]
 RATED_POOL = [{"text": t, "elo": 1000.0 + 60 * i} for i, t in enumerate(OWN_POOL)]
 
 
