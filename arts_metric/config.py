@@ -192,7 +192,8 @@ class ScoringConfig:
         'the language of the texts: "en" (English, the default), "ar" (Arabic), "fr" (French), "hi" (Hindi) or '
         '"ru" (Russian). Another language than English scores against that language\'s README++ pool '
         "(readmepp_<code>) with its offline judge (multilingual:<code>) and reports its published formulas, "
-        "where the pool, judge or formulas are left at their defaults",
+        "where the pool, judge or formulas are left at their defaults; an LLM judge's pairwise prompt names "
+        "the language",
     )
 
     def __post_init__(self) -> None:
@@ -283,12 +284,17 @@ class ScoringConfig:
         return dataclasses.replace(self, **changes)
 
     def make_judge(self, context: JudgeContext | None = None) -> Judge:
-        """The judge built from the ``judge`` spec and ``judge_options`` (for a language other
-        than English, ``"learned"`` is that language's offline judge)."""
-        spec = self.judge
-        if self.language != DEFAULT_LANGUAGE and spec == "learned":
-            spec = judge_spec(self.language)
-        return get_judge(spec, context=context, **self.judge_options)
+        """The judge built from the ``judge`` spec and ``judge_options``. For a language other
+        than English, ``"learned"`` is that language's offline judge, and an LLM judge
+        (``openai:``) is told the language (its pairwise prompt names it) unless
+        ``judge_options`` give one."""
+        spec, options = self.judge, dict(self.judge_options)
+        if self.language != DEFAULT_LANGUAGE:
+            if spec == "learned":
+                spec = judge_spec(self.language)
+            elif spec.partition(":")[0] == "openai":
+                options.setdefault("language", self.language)
+        return get_judge(spec, context=context, **options)
 
     def make_pool(self, judge: Judge | None = None) -> Pool:
         """The reference pool loaded from the ``pool`` setting (an unrated pool of one's own is

@@ -53,7 +53,8 @@ from arts_metric.llm.strategies import ListwiseStrategy, PairwiseStrategy, Point
 
 
 class OpenAIPairwiseJudge(OpenAIJudgeBase, Judge):
-    """ARTS pairwise judging (A.2.2, or A.2.5 with a persona) over HTTP.
+    """ARTS pairwise judging (A.2.2, or A.2.5 with a persona) over HTTP; with
+    ``language`` other than English, A.2.2 naming the texts' language.
 
     ``compare`` asks every pair concurrently and returns P(first text harder):
     1.0 / 0.0, or 0.5 when ``both_orders`` gave contradicting answers; None
@@ -68,12 +69,16 @@ class OpenAIPairwiseJudge(OpenAIJudgeBase, Judge):
     def __init__(self, endpoint: Endpoint, options: LLMOptions, name: str) -> None:
         Judge.__init__(self)
         self._setup(endpoint, options, name)
-        self.strategy = PairwiseStrategy(topic=options.persona if options.strategy == "pairwise_expert" else None)
+        if options.strategy == "pairwise_expert":
+            self.strategy = PairwiseStrategy(topic=options.persona)
+        else:
+            self.strategy = PairwiseStrategy(language=options.language)
 
     def _item(self, a: str, b: str) -> Item:
         st = self.strategy
         messages = st.messages(a, b)
-        key = self._key(st.name, st.version, (a, b), messages, {"topic": st.topic})
+        extra = {"topic": st.topic} if st.language is None else {"topic": st.topic, "language": st.language}
+        key = self._key(st.name, st.version, (a, b), messages, extra)
         return Item(key, messages, st.parse, (a, b), self.params["max_tokens"])
 
     def compare(self, pairs: Sequence[tuple[str, str]]) -> list[Decision]:

@@ -30,11 +30,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
 from arts_metric.cefr import CEFR_LEVELS
+from arts_metric.languages import DEFAULT_LANGUAGE, check_language
 from arts_metric.llm.strategies import DEFAULT_MAX_TOKENS, EASE_STYLES, PAIRWISE, STRATEGIES
 from arts_metric.options import convert_options
 
@@ -70,6 +72,14 @@ class LLMOptions:
         DECISION,
         "pairwise_expert: the topic of expertise (alias: topic)",
         applies=("pairwise_expert",),
+        name="changed",
+    )
+    language: str = _option(
+        DEFAULT_LANGUAGE,
+        DECISION,
+        "pairwise: the language of the texts (en, ar, fr, hi, ru); another than English uses the prompt "
+        "that names it (arts_pairwise_language)",
+        applies=("pairwise",),
         name="changed",
     )
     style: str = _option(
@@ -146,6 +156,14 @@ class LLMOptions:
             self.strategy = "pairwise_expert"  # a persona implies the domain-expert prompt
         elif self.persona is not None:
             raise ValueError(f"persona applies to the pairwise strategies only, not to {self.strategy!r}")
+        self.language = check_language(self.language)
+        if self.language != DEFAULT_LANGUAGE and self.strategy != "pairwise":
+            warnings.warn(
+                f"language={self.language!r}: only the pairwise prompt names the language of the texts; the "
+                f"{self.strategy} prompt is the English one whatever the language",
+                UserWarning,
+                stacklevel=3,
+            )
         if self.style not in EASE_STYLES:
             raise ValueError(f"style must be one of {', '.join(EASE_STYLES)}, got {self.style!r}")
         if self.invalid not in ("record", "coin_flip"):

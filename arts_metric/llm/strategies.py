@@ -2,7 +2,7 @@
 
 | strategy | prompt | answer | value |
 | --- | --- | --- | --- |
-| ``pairwise`` | ARTS A.2.2 | ``A`` / ``B`` (the easier text) | P(first harder) 0/1 |
+| ``pairwise`` | ARTS A.2.2 (naming the language for texts not in English) | ``A`` / ``B`` (the easier text) | P(first harder) 0/1 |
 | ``pairwise_expert`` | ARTS A.2.5 with a topic | same | same |
 | ``listwise`` | ARTS A.2.3 | ids sorted, easiest first | position, scaled to [0, 1] |
 | ``pointwise`` | ARTS A.2.4 | a number in [0, 1], 1 = very challenging | the number |
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from arts_metric.cefr import CEFR_LEVELS
+from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, check_language
 from arts_metric.llm.parsing import (
     UnusableAnswer,
     parse_cefr,
@@ -59,21 +60,45 @@ def messages_digest(messages: list[dict[str, str]]) -> str:
 
 @dataclass(frozen=True)
 class PairwiseStrategy:
-    """ARTS A.2.2 (or A.2.5 with ``topic``): the model names the EASIER text."""
+    """ARTS A.2.2 (or A.2.5 with ``topic``): the model names the EASIER text.
+
+    ``language`` (a code of :data:`arts_metric.languages.LANGUAGES`): for texts in a
+    language other than English, the A.2.2 prompt that also names their language
+    (template ``arts_pairwise_language``); English (``None`` or ``"en"``) is A.2.2 as
+    the paper wrote it. It does not apply with a ``topic``.
+    """
 
     topic: str | None = None
+    language: str | None = None
+
+    def __post_init__(self) -> None:
+        code = None if self.language is None else check_language(self.language)
+        if code == DEFAULT_LANGUAGE:
+            code = None
+        if code is not None and self.topic:
+            raise ValueError("the pairwise prompt with a topic (pairwise_expert) does not take a language")
+        object.__setattr__(self, "language", code)
 
     @property
     def name(self) -> str:
         return "pairwise_expert" if self.topic else "pairwise"
 
     @property
+    def template_name(self) -> str:
+        if self.topic:
+            return "arts_pairwise_expert"
+        return "arts_pairwise_language" if self.language else "arts_pairwise"
+
+    @property
     def version(self) -> str:
-        return load_template("arts_pairwise_expert" if self.topic else "arts_pairwise").version
+        return load_template(self.template_name).version
 
     def messages(self, a: str, b: str) -> list[dict[str, str]]:
         if self.topic:
             return _user(load_template("arts_pairwise_expert").render(TOPIC=self.topic, TEXT_A=a, TEXT_B=b))
+        if self.language:
+            tpl = load_template("arts_pairwise_language")
+            return _user(tpl.render(LANGUAGE=LANGUAGES[self.language], TEXT_A=a, TEXT_B=b))
         return _user(load_template("arts_pairwise").render(TEXT_A=a, TEXT_B=b))
 
     @staticmethod
