@@ -9,6 +9,7 @@ import json
 import warnings
 from importlib import resources
 
+import evaluate
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
@@ -21,6 +22,7 @@ from arts_metric.languages.pools import pool_levels
 from arts_metric.languages.readmepp import readmepp_rows
 from arts_metric.languages.scripts import mismatched_texts, script_warning, text_script
 from arts_metric.pool import load_pool
+from arts_metric.registry import module_script_path
 from arts_metric.scoring import score_texts
 
 HINDI = ["यह एक आसान वाक्य है।", "संवैधानिक प्रावधानों की व्याख्या न्यायपालिका के अधिकार क्षेत्र में आती है।"]
@@ -135,3 +137,27 @@ def test_a_french_score_is_the_same_alone_and_in_a_batch():
     for i, text in enumerate(texts):
         alone = score_texts([text], language="fr", formulas=[])
         assert alone["arts_elo"][0] == together["arts_elo"][i], text
+
+
+FRENCH = [
+    "Le chat dort sur le tapis.",
+    "La jurisprudence constante de la Cour de cassation subordonne la recevabilité du pourvoi à ces conditions.",
+]
+
+
+def test_evaluate_load_takes_the_language(no_network):
+    """``evaluate.load("arts", language="fr")`` scores as the library does with
+    ``language="fr"``, offline; a ``compute()`` in another language than the load-time one
+    uses that language's pool and judge, not those built at load time."""
+    api = score_texts(FRENCH, language="fr")
+    metric = evaluate.load(str(module_script_path()), language="fr")
+    out = metric.compute(predictions=FRENCH)
+    assert "|language:fr|" in out["arts_signature"] and out["arts_signature"] == api["arts_signature"]
+    assert out["pool"] == "readmepp_fr" and out["judge"] == "multilingual:fr"
+    for key in ("arts", "arts_elo", "kandel_moles"):
+        assert out[key] == api[key], key
+    english = metric.compute(predictions=["The cat sat on the mat."], language="en", formulas=[])
+    assert english["pool"] == "arts3000" and english["judge"] == "learned"
+    assert "language" not in english["arts_signature"]
+    later = evaluate.load(str(module_script_path())).compute(predictions=FRENCH, language="fr")
+    assert later["arts"] == api["arts"] and later["arts_signature"] == api["arts_signature"]

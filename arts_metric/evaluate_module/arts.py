@@ -110,8 +110,9 @@ Args:
 Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     "arts94", "arts300", "arts3000" selects the pool, "corpus" sets
     corpus_only=True; keyword arguments to evaluate.load (pool=, judge=,
-    judge_options=, formulas=, empty=, corpus_only=, return_sentences=, ...) become the defaults of
-    every compute() call, which may override them. `add` takes one example
+    judge_options=, formulas=, language=, empty=, corpus_only=, return_sentences=, ...) become the
+    defaults of every compute() call, which may override them (evaluate.load("arts", language="fr")
+    scores French texts against the French pool with the French judge). `add` takes one example
     (prediction=, source=, references=); `add_batch` and `compute` take lists
     (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
     `add_batch` need sources= by that name (sources=None without sources).
@@ -427,11 +428,14 @@ class ARTS(evaluate.Metric):
                 inputs[name] = _late[name]
         config, _ = split_settings(settings, base=self.defaults)
         ready = self._built if self._prepared is None else {"judge": self._prepared.judge, "pool": self._prepared.pool}
+        # The judge and pool built at load time serve every compute() that does not change them; another
+        # language than the load-time one picks its own judge and pool (one given built stays).
+        relanguaged = config.language != self.defaults.language
         keep = {}
         if not {"judge", "judge_options"} & set(settings):
-            keep = {k: ready[k] for k in ("judge",) if k in ready}
-            if not {"pool", "data_dir"} & set(settings) and "pool" in ready:
-                keep["pool"] = ready["pool"]
+            for name, overridden in (("judge", ()), ("pool", ("pool", "data_dir"))):
+                if name in ready and not set(overridden) & set(settings) and (name in self._built or not relanguaged):
+                    keep[name] = ready[name]
         result = score_texts(
             list(predictions),
             sources=inputs["sources"],
