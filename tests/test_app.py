@@ -197,6 +197,23 @@ def test_score_tab_breaks_a_paragraph_into_its_sentences_the_hardest_marked(page
     _shot(page, tmp_path, "score-sentences")
 
 
+def test_score_tab_in_french_in_the_browser(page, tmp_path):
+    """Choosing French: the formulas become French's, and the texts are placed in the French pool."""
+    assert page.locator("#language input").input_value() == "English"
+    page.locator("#language input").click()
+    page.get_by_role("option", name="French").click()
+    page.get_by_label("kandel_moles").wait_for(timeout=SLOW)
+    assert page.get_by_label("fkgl", exact=True).count() == 0
+    page.locator("#texts textarea").fill("Le chat dort sur le tapis.\nLa jurisprudence subordonne la recevabilité.")
+    page.get_by_role("button", name="Score", exact=True).click()
+    summary = page.locator("#score-summary", has_text="readmepp_fr")
+    summary.wait_for(timeout=SLOW)
+    assert "French texts are scored against the French pool" in summary.inner_text()
+    assert page.locator("#score-table").get_by_text("kandel_moles").count() >= 1
+    _plot_shown(page, "score-plot")
+    _shot(page, tmp_path, "score-french")
+
+
 def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
     originals, simplified = _pairs()
     page.get_by_role("tab", name="Original vs simplification").click()
@@ -361,6 +378,21 @@ def test_score_api_returns_the_package_numbers(client):
     assert f"{want['arts_mean']:.3f}" in summary
     assert plot["type"] == "matplotlib" and plot["plot"].startswith("data:image/")
     assert "Each of these texts is one sentence." in sentences  # the example texts are one sentence each
+
+
+def test_score_api_takes_the_language_of_the_texts(client):
+    """French texts with the language French: the numbers of ``language="fr"``, the French pool
+    and formula, whatever English pool is chosen."""
+    texts = ["Le chat dort sur le tapis.", "La jurisprudence constante subordonne la recevabilité du pourvoi."]
+    table, _, summary, _, _ = client.predict(
+        "\n".join(texts), "arts3000", ["fkgl", "fre"], "learned", "fr", api_name="/score"
+    )
+    got = _records(table)
+    want = score_texts(texts, language="fr")
+    assert list(got.columns) == ["line", "arts", "arts_elo", "kandel_moles", "text"]
+    for key in ("arts", "arts_elo", "kandel_moles"):
+        assert list(got[key]) == pytest.approx(want[key], abs=1e-9), key
+    assert "readmepp_fr" in summary and "not arts3000" in summary
 
 
 def test_pairs_api_returns_the_package_numbers(client):

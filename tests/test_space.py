@@ -301,3 +301,47 @@ def test_no_table_shows_placeholder_headers_before_or_between_clicks():
     for name, table in tables.items():
         assert table.value["headers"] == table.postprocess(None).headers != ["1", "2", "3"], name
     assert tables["score-table"].value["headers"] == ["line", "arts", "arts_elo", "fkgl", "fre", "dale_chall", "text"]
+
+
+# --------------------------------------------------------------------------- the Score tab's language
+
+FRENCH = [
+    "Le chat dort sur le tapis.",
+    "La jurisprudence constante de la Cour de cassation subordonne la recevabilité du pourvoi à ces conditions.",
+    "Il fait beau aujourd'hui. Nous allons au parc avec les enfants.",
+]
+
+
+def test_the_score_tab_scores_french_texts_as_compute_does(no_network):
+    """French chosen on the Score tab: the French pool and judge, whatever English pool is chosen
+    above (the summary says so), the French formula instead of the English ones, and the numbers of
+    ``compute(..., language="fr")``."""
+    import evaluate
+    import gradio as gr
+
+    from arts_metric.space_app import build_app, score
+    from arts_metric.space_app.layout import formula_choices
+
+    quiet = {"progress": lambda *a, **k: None}
+    table, _, summary, csv_path, breakdown = score(
+        "\n".join(FRENCH), "arts3000", ["fkgl", "fre"], "learned", "fr", **quiet
+    )
+    want = evaluate.load(str(module_script_path())).compute(predictions=FRENCH, language="fr")
+    got = table.data
+    assert list(got.columns) == ["line", "arts", "arts_elo", "kandel_moles", "text"]
+    for key in ("arts", "arts_elo", "kandel_moles"):
+        assert list(got[key]) == pytest.approx(want[key], abs=1e-12), key
+    assert want["pool"] == "readmepp_fr" and "**readmepp_fr**" in summary and "the French judge (offline)" in summary
+    assert "French texts are scored against the French pool, not arts3000, whose texts are English." in summary
+    assert "Line 3</b>" in breakdown  # two sentences: shown sentence by sentence
+    # English stays as it was: the English pool and judge, the chosen formulas, no word of languages
+    english = score("The dog ran.", "arts94", ["fkgl"], "learned", "en", **quiet)
+    assert english[0].data["arts"].iloc[0] == pytest.approx(score_texts(["The dog ran."], pool="arts94")["arts"][0])
+    assert "arts94" in english[2] and "pool, not" not in english[2] and "fkgl" in english[0].data
+    with pytest.raises(gr.Error, match=r"Unknown language .*de.*; choose one of en \(English\)"):
+        score("Der Hund lief.", "arts94", [], "learned", "de", **quiet)
+    # the page: a language menu with English first and chosen, the formulas following the language
+    menu = next(b for b in build_app().blocks.values() if isinstance(b, gr.Dropdown) and b.elem_id == "language")
+    assert menu.value == "en" and [c[0] for c in menu.choices] == ["English", "Arabic", "French", "Hindi", "Russian"]
+    assert formula_choices("fr")["choices"] == ["kandel_moles"] and formula_choices("hi")["choices"] == []
+    assert formula_choices("en")["value"] == ["fkgl", "fre", "dale_chall"]

@@ -6,6 +6,8 @@
   (:func:`arts_metric.pool.load_pool`) at the ``arts_elo`` the table shows, with the
   readability formulas beside; the table downloads as CSV. Below it, each text of several
   sentences sentence by sentence (``return_sentences=True``), its hardest sentence marked.
+  A language menu (English, Arabic, French, Hindi, Russian) scores texts of another language
+  than English against that language's pool, with its judge and formulas (``language=``).
 - **Original vs simplification**: the same function with ``sources=``: per pair
   ``source_arts``, ``arts``, ``arts_delta`` and ``p_output_easier`` with an
   easier/harder verdict, the same for FKGL, and a before-and-after plot.

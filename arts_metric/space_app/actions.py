@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES
 from arts_metric.scoring import score_texts
 from arts_metric.space_app.calls import call_package
 from arts_metric.space_app.figures import pairs_figure, pool_figure
@@ -20,11 +21,13 @@ from arts_metric.space_app.sentences import sentence_breakdown
 from arts_metric.space_app.settings import (
     EASIER,
     HARDER,
+    LANGUAGE_POOL_NOTES,
     POOL_NOTES,
     SAME,
     VERDICT_COLORS,
     bad_input,
     current_settings,
+    language_formulas,
 )
 from arts_metric.systems import compare_systems
 from arts_metric.systems.meaning import MEANING_NOTE
@@ -60,7 +63,11 @@ def _num(value: Any, digits: int = 3, signed: bool = False) -> str:
 
 def _judge_words(result: dict) -> str:
     judge = result["judge"]
-    return "the learned judge (offline)" if judge.startswith("learned") else f"the LLM judge {judge}"
+    if judge.startswith("learned"):
+        return "the learned judge (offline)"
+    if judge.startswith("multilingual:"):
+        return f"the {LANGUAGES[judge.partition(':')[2]]} judge (offline)"
+    return f"the LLM judge {judge}"
 
 
 def score(
@@ -68,17 +75,24 @@ def score(
     pool: str,
     formulas: list[str],
     judge: str = "learned",
+    language: str = DEFAULT_LANGUAGE,
     progress: gr.Progress = gr.Progress(track_tqdm=True),
 ) -> tuple[Any, Figure, str, str, str]:
-    """Score the pasted texts (one per line): a table, the pool figure, a summary, the
-    table as a CSV file (every digit, the same columns) and each text's sentences (HTML,
-    :func:`~arts_metric.space_app.sentences.sentence_breakdown`)."""
+    """Score the pasted texts (one per line) written in ``language``: a table, the pool
+    figure, a summary, the table as a CSV file (every digit, the same columns) and each
+    text's sentences (HTML, :func:`~arts_metric.space_app.sentences.sentence_breakdown`).
+    Texts in another language than English are scored against that language's pool, whatever
+    English pool is chosen, with its formulas (:func:`~arts_metric.space_app.settings.language_formulas`)."""
     items = numbered_lines(texts)
     check_count(len(items), "text")
-    config = call_package(lambda: current_settings().config(judge, pool).replace(formulas=formulas or None), {})
-    progress(0, desc=f"placing {len(items)} texts in {pool}")
+    settings = current_settings()
+    config = call_package(
+        lambda: settings.config(judge, pool, language).replace(formulas=language_formulas(formulas, language) or None),
+        {},
+    )
+    progress(0, desc=f"placing {len(items)} texts in {config.pool}")
     lines = [i for i, _ in items]
-    built = current_settings().built(judge)
+    built = settings.built(judge, language)
     res = call_package(
         lambda: score_texts([t for _, t in items], config=config, return_sentences=True, **built),
         {"predictions": lines},
@@ -89,11 +103,17 @@ def score(
     table["text"] = [t for _, t in items]
     order = sorted(range(len(lines)), key=lambda k: (res["arts"][k] is None, res["arts"][k] or 0.0))
     easiest, hardest = lines[order[0]], lines[order[-1]]
+    notes = {**POOL_NOTES, **LANGUAGE_POOL_NOTES}
     summary = (
-        f"**{counted(len(items), 'text')}** placed in **{res['pool']}** ({POOL_NOTES.get(res['pool'], 'your pool')}) "
+        f"**{counted(len(items), 'text')}** placed in **{res['pool']}** ({notes.get(res['pool'], 'your pool')}) "
         f"by {_judge_words(res)}. Mean ARTS **{_num(res['arts_mean'])}** (0 = easiest, 1 = hardest)"
         + (f"; easiest: line {easiest}, hardest: line {hardest}." if len(items) > 1 else ".")
     )
+    if config.language != DEFAULT_LANGUAGE:
+        name = LANGUAGES[config.language]
+        summary += f" {name} texts are scored against the {name} pool" + (
+            f", not {pool}, whose texts are English." if pool != res["pool"] else "."
+        )
     if res["n_wordless"]:
         summary += f" {res['n_wordless']} without a word (fewer than two letters in a row): {RULE}."
     # shown rounded (Elo points to one decimal); the data (and the API) keep every digit

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES
+from arts_metric.languages.formulas import LANGUAGE_FORMULAS
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, documents_summary
 from arts_metric.space_app.actions import PAIRS_COLUMNS, compare, compare_pairs, score
@@ -15,6 +17,7 @@ from arts_metric.space_app.inputs import read_pairs_file
 from arts_metric.space_app.settings import (
     DEFAULT_FORMULAS,
     DEFAULT_POOL,
+    LANGUAGE_CHOICES,
     POOL_NOTES,
     POOLS,
     TEXT_FILES,
@@ -53,9 +56,27 @@ LEGEND = (
     + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f])
     + "; **higher = easier**: "
     + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f])
-    + " (Flesch Reading Ease, about 0-100). "
-    "Scores depend on the pool and the judge: report both."
+    + " (Flesch Reading Ease, about 0-100), and those of the other languages: "
+    + ", ".join(f"{f} ({LANGUAGES[code]})" for code, names in LANGUAGE_FORMULAS.items() for f in names)
+    + ". Scores depend on the pool and the judge: report both."
 )
+
+
+#: What the language choice does, under it.
+LANGUAGE_INFO = (
+    "Arabic, French, Hindi or Russian texts are scored against a pool of README++ sentences in that language, "
+    "by a judge for it"
+)
+
+
+def formula_choices(language: str) -> dict:
+    """The Score tab's formulas for texts in ``language``: the English formulas, or that language's own
+    (none for Hindi), all ticked but for English, whose defaults are ticked."""
+    if language not in LANGUAGES or language == DEFAULT_LANGUAGE:
+        return gr.update(choices=list(FORMULAS), value=DEFAULT_FORMULAS, info=None)
+    own = list(LANGUAGE_FORMULAS[language])
+    info = None if own else f"No published {LANGUAGES[language]} formula is available"
+    return gr.update(choices=own, value=own, info=info)
 
 
 def _example(examples: Path, name: str) -> str:
@@ -82,7 +103,8 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
             'Each text plays *"which text is harder?"* matches against a **reference pool** of texts whose '
             "difficulty is known, and scores its rank among them: `arts` in [0, 1], **higher = harder**. "
             "The default judge is a small learned model that runs offline on a CPU; how well it agrees with "
-            "human raters is in *About*."
+            "human raters is in *About*. Texts in Arabic, French, Hindi or Russian: choose their language on "
+            "*Score texts*."
         )
         with gr.Row(equal_height=True):
             pool = gr.Dropdown(POOLS, value=DEFAULT_POOL, label="Reference pool (the ruler)", scale=1)
@@ -107,6 +129,13 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                             elem_id="texts",
                         )
                     with gr.Column(scale=1):
+                        language = gr.Dropdown(
+                            LANGUAGE_CHOICES,
+                            value=DEFAULT_LANGUAGE,
+                            label="Language of the texts",
+                            info=LANGUAGE_INFO,
+                            elem_id="language",
+                        )
                         formulas = gr.CheckboxGroup(
                             list(FORMULAS), value=DEFAULT_FORMULAS, label="Readability formulas beside ARTS"
                         )
@@ -239,8 +268,9 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
         # Each click first clears the previous results, so that an error never stands beside them.
         score_outputs = [score_table, score_plot, score_summary, score_csv, score_sentences]
         score_button.click(_cleared(score_outputs), None, score_outputs, queue=False, api_name=False).then(
-            score, [texts, pool, formulas, judge], score_outputs, api_name="score", **common
+            score, [texts, pool, formulas, judge, language], score_outputs, api_name="score", **common
         )
+        language.change(formula_choices, [language], [formulas], queue=False, api_name=False)
         pairs_file.change(read_pairs_file, [pairs_file], [originals, simplified], api_name=False)
         pairs_outputs = [pairs_table, pairs_plot, pairs_summary]
         pairs_button.click(_cleared(pairs_outputs), None, pairs_outputs, queue=False, api_name=False).then(

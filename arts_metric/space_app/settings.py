@@ -11,6 +11,8 @@ import gradio as gr
 from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.judges import Judge, get_judge
+from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, judge_spec, pool_name
+from arts_metric.languages.formulas import LANGUAGE_FORMULAS
 from arts_metric.scoring import score_texts
 
 DEFAULT_POOL = ScoringConfig.default("pool")
@@ -20,7 +22,15 @@ POOL_NOTES = {
     "arts300": "300 texts, ratings from GPT-4's pairwise judgments",
     "arts94": "94 texts, ratings from the majority of 16 human raters",
 }
+#: The notes of the pools of the other languages, shown when a text of that language is scored.
+LANGUAGE_POOL_NOTES = {
+    pool_name(code): f"{name} sentences of README++, ratings from their human CEFR levels"
+    for code, name in LANGUAGES.items()
+    if code != DEFAULT_LANGUAGE
+}
 DEFAULT_FORMULAS = list(ScoringConfig.default("formulas"))
+#: The languages the Score tab offers, as (shown name, code): English first.
+LANGUAGE_CHOICES = [(name, code) for code, name in LANGUAGES.items()]
 #: At most this many texts (or pairs, or inputs) per click: a public Space is shared.
 MAX_TEXTS = int(os.environ.get("ARTS_SPACE_MAX_TEXTS", "2000"))
 #: Up to this many texts (pairs) the figures label each one; more are drawn without labels.
@@ -51,6 +61,37 @@ def configured_judges(env: dict[str, str] | None = None) -> list[str]:
     return ["learned", *(f"openai:{m}" for m in models)]
 
 
+def offered_language(language: str) -> str:
+    """``language`` if this app offers it (a code of :data:`LANGUAGE_CHOICES`), else the visitor's message."""
+    if language not in LANGUAGES:
+        offered = ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())
+        raise bad_input(f"Unknown language {language!r}; choose one of {offered}.")
+    return language
+
+
+def language_pool(pool: str, language: str) -> str:
+    """The pool a click scores against: ``pool`` for English texts; for another language, that
+    language's pool (the pools offered beside it are English)."""
+    return pool if language == DEFAULT_LANGUAGE else pool_name(language)
+
+
+def language_formulas(formulas: list[str] | None, language: str) -> list[str]:
+    """The formulas reported beside ARTS: ``formulas`` for English texts; for another language,
+    those of its own formulas that were chosen, or all of them where only English ones were."""
+    formulas = list(formulas or [])
+    if language == DEFAULT_LANGUAGE:
+        return formulas
+    own = list(LANGUAGE_FORMULAS[language])
+    return [f for f in formulas if f in own] or (own if formulas else [])
+
+
+@functools.cache
+def language_judge(language: str) -> Judge:
+    """The offline judge of a language other than English, built once per process (on the first
+    click in that language)."""
+    return get_judge(judge_spec(language))
+
+
 @functools.cache
 def learned_judge() -> Judge:
     """The learned judge, built and run once per process (its model loads at start-up, not on a
@@ -70,21 +111,28 @@ class Settings:
         #: Requests one click may send to the owner's endpoint (LLM judges), from ARTS_LLM_MAX_REQUESTS.
         self.max_requests = int(os.environ.get("ARTS_LLM_MAX_REQUESTS", "2000"))
 
-    def config(self, judge: str, pool: str) -> ScoringConfig:
-        """The scoring settings of one click: only the offered judges and the built-in pools
-        (the values come from visitors: a path or a URL here would read files or call hosts)."""
+    def config(self, judge: str, pool: str, language: str = DEFAULT_LANGUAGE) -> ScoringConfig:
+        """The scoring settings of one click: only the offered judges, the built-in pools and the
+        offered languages (the values come from visitors: a path or a URL here would read files
+        or call hosts). Texts in another language than English are scored against that
+        language's pool (:func:`language_pool`), with its offline judge for ``learned``."""
         if judge not in self.judges:
             raise bad_input(f"Unknown judge {judge!r}; this Space offers {', '.join(self.judges)}.")
         if pool not in POOLS:
             raise bad_input(f"Unknown pool {pool!r}; choose one of {', '.join(POOLS)}.")
+        language = offered_language(language)
+        chosen = {"pool": language_pool(pool, language), "language": language}
         if judge == "learned":
-            return ScoringConfig(judge="learned", pool=pool)
-        return ScoringConfig(judge=judge, pool=pool, judge_options={"max_requests": self.max_requests})
+            return ScoringConfig(judge="learned", **chosen)
+        return ScoringConfig(judge=judge, judge_options={"max_requests": self.max_requests}, **chosen)
 
-    def built(self, judge: str) -> dict[str, Judge]:
+    def built(self, judge: str, language: str = DEFAULT_LANGUAGE) -> dict[str, Judge]:
         """The judge this app built once, as the scoring functions take it (``judge=``), where
-        ``judge`` names it (the learned judge); nothing for the judges built per click."""
-        return {"judge": self.learned} if judge == "learned" else {}
+        ``judge`` names it (the learned judge, or for another language its offline judge);
+        nothing for the judges built per click."""
+        if judge != "learned":
+            return {}
+        return {"judge": self.learned if language == DEFAULT_LANGUAGE else language_judge(language)}
 
 
 #: The settings of the app built last (:func:`build_app`); one app per process.
