@@ -210,9 +210,13 @@ def looks_english(text: str) -> bool:
     frequent words as of German's, French's, Spanish's, Italian's, Dutch's or
     Portuguese's. Nearly all of the ARTS3000 pool's English sentences pass.
     Not a language identifier: it only says when English formulas are unlikely to mean much."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters or sum(map(_is_latin, letters)) < 0.5 * len(letters):
-        return False
+    if text.isascii():  # every ASCII letter is Latin: skip the Unicode names
+        if _WORD.search(text) is None:
+            return False
+    else:
+        letters = [c for c in text if c.isalpha()]
+        if not letters or sum(map(_is_latin, letters)) < 0.5 * len(letters):
+            return False
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < 4:
         return True

@@ -18,14 +18,15 @@ int8: the judge's encoder with ``precision="int8"`` (MiniLM in int8 on ONNX Runt
 one text per pass) against the same bare fp32 encoding (goal >= 2.0x), ``compute`` with
 it, and the largest difference of its ``arts`` from fp32's over the ``n`` texts.
 
-Paragraphs: ``--paragraphs`` (default 300) texts of 50-300 words, the Cochrane
-abstracts and plain-language summaries of the development sets (read at run time
+Paragraphs: ``--paragraphs`` (default 300) texts of 50-300 words, Cochrane abstracts and
+plain-language summaries and SciTLDR abstracts of the development sets (read at run time
 from ``../shared/dev`` or ``$ARTS_DEV_DIR``), scored by ``compute()`` (cut into
-sentences, every sentence placed) against bare MiniLM encoding of the same
-paragraphs (which reads at most 256 word pieces of each); goal >= 0.5x; and against
-``compute(long_texts="team")``, release 0.2's rule (texts up to 400 characters judged
-whole), in the same run. ``--write`` also writes what it prints to
-``benchmarks/results/throughput.md``.
+sentences, every sentence placed) against bare MiniLM encoding of the same paragraphs'
+*sentences* (the default splitter's units: the work a paragraph needs; goal >= 0.9x),
+and, for reference, against bare encoding of the paragraphs themselves (which reads at
+most 256 word pieces of each, so it flatters ``compute``) and ``compute(long_texts="team")``,
+release 0.2's rule (texts up to 400 characters judged whole), in the same run.
+``--write`` also writes what it prints to ``benchmarks/results/throughput.md``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from arts_metric.device import usable_cores
 from arts_metric.judges import get_judge, learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
 from arts_metric.registry import module_script_path
-from arts_metric.segment import split_sentences
+from arts_metric.segment import sentence_units
 
 RESULTS = Path(__file__).resolve().parent / "results" / "throughput.md"
 
@@ -71,7 +72,8 @@ def main() -> None:
     int8 = {"precision": "int8"}
     metric.compute(predictions=texts[:32], judge_options=int8)  # builds the int8 model at first use
 
-    paragraphs = _paragraphs(args.dev_dir, args.paragraphs, rng)
+    paragraphs = dev_paragraphs(args.dev_dir, args.paragraphs, rng)
+    paragraph_sentences = [u for p in paragraphs for u in sentence_units(p)]
     small = texts[:100]
     times: dict[str, list[float]] = {
         k: []
@@ -84,6 +86,7 @@ def main() -> None:
             "encode100",
             "ours100",
             "encode_par",
+            "encode_par_sent",
             "compute_par",
             "team_par",
         )
@@ -99,6 +102,7 @@ def main() -> None:
             ("encode100", lambda: embed_texts(small)),
             ("ours100", lambda: sentence_embeddings(small, workers=usable_cores())),
             ("encode_par", lambda: embed_texts(paragraphs)),
+            ("encode_par_sent", lambda: embed_texts(paragraph_sentences)),
             ("compute_par", lambda: metric.compute(predictions=paragraphs)),
             ("team_par", lambda: metric.compute(predictions=paragraphs, long_texts="team")),
         ):
@@ -112,6 +116,7 @@ def main() -> None:
         "encode100": len(small),
         "ours100": len(small),
         "encode_par": len(paragraphs),
+        "encode_par_sent": len(paragraphs),  # paragraphs/s: all their sentences encoded
         "compute_par": len(paragraphs),
         "team_par": len(paragraphs),
     }
@@ -144,13 +149,20 @@ def main() -> None:
     padded = sum(int(ordered[s]) * len(ordered[s : s + 64]) for s in range(0, len(ordered), 64))
     n_words = [len(p.split()) for p in paragraphs]
     say(
-        f"paragraphs: {len(paragraphs)} Cochrane texts of {min(n_words)}-{max(n_words)} words "
-        f"(median {int(np.median(n_words))}), {np.mean([len(split_sentences(p)) for p in paragraphs]):.1f} "
-        "sentences each on average"
+        f"paragraphs: {len(paragraphs)} Cochrane and SciTLDR texts of {min(n_words)}-{max(n_words)} words "
+        f"(median {int(np.median(n_words))}), {len(paragraph_sentences) / len(paragraphs):.1f} sentences each on "
+        "average"
     )
-    say(f"  bare MiniLM encoding : {rate['encode_par']:8.1f} paragraphs/s")
-    say(f"  compute()            : {rate['compute_par']:8.1f} paragraphs/s")
-    say(f"  ratio compute / encoding: {rate['compute_par'] / rate['encode_par']:.2f}x (goal >= 0.50x)")
+    say(f"  bare MiniLM encoding of their sentences : {rate['encode_par_sent']:8.1f} paragraphs/s")
+    say(f"  compute()                               : {rate['compute_par']:8.1f} paragraphs/s")
+    say(
+        f"  ratio compute / encoding of the sentences: {rate['compute_par'] / rate['encode_par_sent']:.2f}x "
+        "(goal >= 0.90x)"
+    )
+    say(
+        f"  for reference: bare encoding of the paragraphs whole (at most 256 word pieces each) "
+        f"{rate['encode_par']:8.1f} paragraphs/s, compute / that: {rate['compute_par'] / rate['encode_par']:.2f}x"
+    )
     say(
         f'  compute(long_texts="team"), release 0.2\'s rule: {rate["team_par"]:8.1f} paragraphs/s; '
         f"default / team: {rate['compute_par'] / rate['team_par']:.2f}x (every text is cut into its sentences "
@@ -166,14 +178,17 @@ def main() -> None:
         RESULTS.write_text("# Throughput\n\n```\n" + text + "```\n", encoding="utf-8")
 
 
-def _paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:
-    """``n`` Cochrane abstracts and plain-language summaries of 50-300 words, drawn at random."""
-    path = find_dev_dir(dev_dir) / "cochrane_pls_val.jsonl"
+def dev_paragraphs(dev_dir: str | None, n: int, rng: np.random.Generator) -> list[str]:
+    """``n`` texts of 50-300 words drawn at random from the Cochrane abstracts and
+    plain-language summaries and the SciTLDR abstracts of the development sets."""
+    dev = find_dev_dir(dev_dir)
     texts = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in (dev / "cochrane_pls_val.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         texts += [row["abstract"], row["plain_language_summary"]]
-    texts = [t for t in texts if 50 <= len(t.split()) <= 300]
+    for line in (dev / "scitldr_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        texts.append(json.loads(line)["abstract"])
+    texts = [t for t in texts if isinstance(t, str) and 50 <= len(t.split()) <= 300]
     return [texts[i] for i in rng.choice(len(texts), size=min(n, len(texts)), replace=False)]
 
 

@@ -37,6 +37,8 @@ def char_script(char: str) -> str | None:
 
 def text_script(text: str) -> str | None:
     """The script of most of ``text``'s letters; None for a text without a letter."""
+    if text.isascii():  # the common case, without a lookup per character
+        return "Latin" if any(c.isalpha() for c in text) else None
     counts: dict[str, int] = {}
     for char in text:
         script = char_script(char)
