@@ -40,7 +40,7 @@ def test_sources_cut_short_keep_less_than_real_rewrites_and_are_flagged():
         sources,
     )
     for cut in ("first 5 words", "first half"):
-        assert (checks[cut]["recall"] < checks["light"]["recall"]).all(), cut
+        assert (checks[cut]["meaning_kept"] < checks["light"]["meaning_kept"]).all(), cut
     assert (checks["first 5 words"]["recall"] < checks["strong"]["recall"]).all()
     assert checks["first half"]["flagged"].all(), checks["first half"]
     # one sentence holds few content pieces, so a cut is flagged only when its drop is beyond
@@ -72,7 +72,27 @@ def test_checks_are_a_function_of_each_pair_alone():
     alone = meaning_checks(cut[2:3], sources[2:3])
     assert alone.iloc[0].to_dict() == together.iloc[2].to_dict()
     board = meaning_kept({"cut": cut[2:3], "light": _lines("light")[2:3]}, sources[2:3])
-    assert board.set_index("system").loc["cut", "meaning_kept"] == together["recall"].iloc[2]
+    assert board.set_index("system").loc["cut", "meaning_kept"] == together["meaning_kept"].iloc[2]
+
+
+def test_meaning_kept_is_the_recall_of_the_worse_kept_half():
+    """A source's first half said word for word keeps that half fully, and its whole-source
+    recall can beat a real simplification's; meaning kept is the recall of the half it
+    dropped, below the simplification's, which keeps both halves alike."""
+    source = (
+        "The committee, after reviewing the auditors' report on the hospital's finances, postponed its decision "
+        "on the new surgical wing. It asked the treasurer to present revised cost estimates, including staffing "
+        "and equipment, at the next quarterly meeting in March."
+    )
+    simpler = "The committee read the report and waited to decide on the new wing. The treasurer must bring new costs in March."
+    cut = _first_half([source])[0]
+    checks = meaning_checks([simpler, cut], [source, source])
+    real, half = checks.iloc[0], checks.iloc[1]
+    assert half["meaning_kept"] == min(half["recall_head"], half["recall_tail"]) == half["recall_tail"]
+    assert real["meaning_kept"] == min(real["recall_head"], real["recall_tail"])
+    assert half["recall_head"] > 0.95 and half["meaning_kept"] < real["meaning_kept"], checks
+    # the whole-source recall ranks them the other way: the reason meaning kept is not that
+    assert half["recall"] > real["recall"], checks
 
 
 def test_a_count_mismatch_names_the_system():

@@ -116,10 +116,10 @@ def compare_systems(
     seed : seeds the resampling (results are reproducible).
     prior_sd : sd in Elo points of the weak Gaussian prior of the head-to-head ratings.
     meaning : with ``sources``, add what each output keeps of its source
-        (:mod:`~arts_metric.systems.meaning`: ``meaning_kept``, the mean source recall
-        in [0, 1], higher = more kept, and ``meaning_flagged``, the outputs that may
-        have dropped content) to the leaderboard and ``recall`` / ``meaning_flagged``
-        to ``per_output``. Computed offline by the bundled MiniLM encoder, whatever the
+        (:mod:`~arts_metric.systems.meaning`: ``meaning_kept``, the mean recall of each
+        source's worse-kept half in [0, 1], higher = more kept, and ``meaning_flagged``, the outputs that may
+        have dropped content) to the leaderboard and ``meaning_kept`` / ``recall`` /
+        ``meaning_flagged`` to ``per_output``. Computed offline by the bundled MiniLM encoder, whatever the
         judge; ``False`` leaves it out.
     config : the scoring settings to start from (default: every default).
     **settings : other fields of :class:`~arts_metric.config.ScoringConfig`
@@ -358,10 +358,11 @@ def _add_meaning(entries: Entries, leaderboard: pd.DataFrame, per_output: pd.Dat
     from arts_metric.systems.meaning import system_checks
 
     checks = system_checks(dict(zip(entries.names, entries.outputs)), list(entries.sources or ()))
-    kept = {name: float(c["recall"].mean()) for name, c in checks.items()}
+    kept = {name: float(c["meaning_kept"].mean()) for name, c in checks.items()}
     flagged = {name: int(c["flagged"].sum()) for name, c in checks.items()}
     leaderboard["meaning_kept"] = leaderboard["system"].map(kept)
     leaderboard["meaning_flagged"] = leaderboard["system"].map(flagged)
+    per_output["meaning_kept"] = np.concatenate([checks[name]["meaning_kept"].to_numpy() for name in entries.names])
     per_output["recall"] = np.concatenate([checks[name]["recall"].to_numpy() for name in entries.names])
     per_output["meaning_flagged"] = np.concatenate([checks[name]["flagged"].to_numpy() for name in entries.names])
 

@@ -9,6 +9,15 @@ those (0-1, higher = more of the source said again, 1 = every piece found as is)
 A restatement in other words keeps much of it (related words sit close in the
 encoder's space); what an output leaves out is found only by chance.
 
+**Meaning kept** is the recall of the source's *worse-kept half*: the source's content
+word pieces are cut into a first and a second half, each half's recall is taken, and the
+lower of the two counts. An output that says only the beginning of its source keeps that
+beginning fully and gets the recall of the end it dropped; a real simplification, which
+shortens everywhere, keeps both halves alike. (On the development sets this ranks a
+source cut to its first half below the real simplification of OneStopEnglish articles on
+.96 of inputs, against .58 for the recall of the whole source;
+``benchmarks/meaning_guard.py``.)
+
 An output is **flagged** (it may have dropped content) when
 
 - its recall is below :data:`FLAG_BELOW`, or
@@ -51,9 +60,11 @@ SIMPLICITY_ONLY = (
 )
 
 MEANING_NOTE = (
-    f"meaning kept: source recall (BERTScore-style: each content word piece of the source matched to its "
-    f"closest word piece of the output, MiniLM token states, mean cosine; 1 = all said again), mean per "
-    f"system; in brackets the outputs flagged as possibly dropping content: recall below {FLAG_BELOW:g}, or cut "
+    f"meaning kept: source recall of the source's worse-kept half (BERTScore-style: each content word piece of "
+    f"the source matched to its closest word piece of the output, MiniLM token states, mean cosine over the "
+    f"first and over the second half of the source, the lower of the two; 1 = all said again), mean per "
+    f"system; in brackets the outputs flagged as possibly dropping content: recall of the whole source below "
+    f"{FLAG_BELOW:g}, or cut "
     f"short (the source's second half recalled {CUT_SHORT:g} less than its first, beyond chance). It counts content kept, not "
     "whether it is said correctly"
 )
@@ -105,6 +116,7 @@ def _recall(source: np.ndarray, output: np.ndarray) -> tuple[float, float, float
 def _checks(outputs: list[np.ndarray], sources: list[np.ndarray]) -> pd.DataFrame:
     rows = [_recall(s, o) for o, s in zip(outputs, sources)]
     frame = pd.DataFrame(rows, columns=["recall", "recall_head", "recall_tail", "head_over_tail_t"])
+    frame.insert(0, "meaning_kept", np.minimum(frame["recall_head"], frame["recall_tail"]))
     low = frame["recall"] < FLAG_BELOW
     cut = ((frame["recall_head"] - frame["recall_tail"]) > CUT_SHORT) & (frame["head_over_tail_t"] > CUT_SHORT_T)
     frame["low_recall"], frame["cut_short"], frame["flagged"] = low, cut, low | cut
@@ -112,10 +124,11 @@ def _checks(outputs: list[np.ndarray], sources: list[np.ndarray]) -> pd.DataFram
 
 
 def meaning_checks(outputs: Sequence[str], sources: Sequence[str], device: str = "cpu") -> pd.DataFrame:
-    """Per output: ``recall`` of its source (in [0, 1], higher = more of the source kept),
-    ``recall_head`` and ``recall_tail`` (of the first and the second half of the source's
-    content word pieces), ``head_over_tail_t`` (their difference in standard errors),
-    ``low_recall``, ``cut_short`` and ``flagged`` (either).
+    """Per output: ``meaning_kept`` (the recall of the source's worse-kept half, the lower
+    of ``recall_head`` and ``recall_tail``; in [0, 1], higher = more kept), ``recall`` of the
+    whole source, ``recall_head`` and ``recall_tail`` (of the first and the second half of
+    the source's content word pieces), ``head_over_tail_t`` (their difference in standard
+    errors), ``low_recall``, ``cut_short`` and ``flagged`` (either).
 
     Each value is a function of the output and its source alone. A source without a
     content word gets ``NaN`` recall and is not flagged; an output without a word
@@ -153,8 +166,8 @@ def system_checks(
 
 
 def meaning_kept(outputs: Mapping[str, Sequence[str]], sources: Sequence[str], device: str = "cpu") -> pd.DataFrame:
-    """Per system: ``meaning_kept`` (mean source recall of its outputs, in [0, 1], higher =
-    more kept; see :func:`meaning_checks`) and ``meaning_flagged`` (how many outputs are
+    """Per system: ``meaning_kept`` (the mean over its outputs of the recall of the source's
+    worse-kept half, in [0, 1], higher = more kept; see :func:`meaning_checks`) and ``meaning_flagged`` (how many outputs are
     flagged: low recall or cut short).
 
     Raises
@@ -165,7 +178,11 @@ def meaning_kept(outputs: Mapping[str, Sequence[str]], sources: Sequence[str], d
     checks = system_checks(outputs, sources, device)
     return pd.DataFrame(
         [
-            {"system": name, "meaning_kept": float(c["recall"].mean()), "meaning_flagged": int(c["flagged"].sum())}
+            {
+                "system": name,
+                "meaning_kept": float(c["meaning_kept"].mean()),
+                "meaning_flagged": int(c["flagged"].sum()),
+            }
             for name, c in checks.items()
         ]
     )
