@@ -187,6 +187,10 @@ _OTHER_LANGS = ("de", "fr", "es", "it", "nl", "pt")
 _TOP_WORDS = 50
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
 def _is_latin(char: str) -> bool:
     return "LATIN" in unicodedata.name(char, "")
 
@@ -214,8 +218,11 @@ def looks_english(text: str) -> bool:
         if _WORD.search(text) is None:
             return False
     else:
-        letters = [c for c in text if c.isalpha()]
-        if not letters or sum(map(_is_latin, letters)) < 0.5 * len(letters):
+        # ASCII letters are Latin: only the other letters need their Unicode names.
+        wide = [c for c in _NON_ASCII.findall(text) if c.isalpha()]
+        ascii_letters = len(_ASCII_LETTER.findall(text))
+        letters = ascii_letters + len(wide)
+        if not letters or ascii_letters + sum(map(_is_latin, wide)) < 0.5 * letters:
             return False
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < 4:

@@ -20,7 +20,7 @@ from arts_metric.languages.formulas import compute_language_formulas
 from arts_metric.languages.judge import LanguageJudge
 from arts_metric.languages.pools import pool_levels
 from arts_metric.languages.readmepp import readmepp_rows
-from arts_metric.languages.scripts import mismatched_texts, script_warning, text_script
+from arts_metric.languages.scripts import char_script, mismatched_texts, script_warning, text_script
 from arts_metric.pool import load_pool
 from arts_metric.registry import module_script_path
 from arts_metric.scoring import score_texts
@@ -161,3 +161,31 @@ def test_evaluate_load_takes_the_language(no_network):
     assert "language" not in english["arts_signature"]
     later = evaluate.load(str(module_script_path())).compute(predictions=FRENCH, language="fr")
     assert later["arts"] == api["arts"] and later["arts_signature"] == api["arts_signature"]
+
+
+def test_text_script_counts_as_char_script_does():
+    """The script of a text is the script most of its characters have by char_script,
+    ties going to the script met first, whatever the mix (Latin with accents and signs,
+    other scripts, letters of no listed script)."""
+
+    def by_characters(text: str) -> str | None:
+        counts: dict[str, int] = {}
+        for char in text:
+            if (script := char_script(char)) is not None:
+                counts[script] = counts.get(script, 0) + 1
+        return max(counts, key=counts.__getitem__) if counts else None
+
+    texts = [
+        "café ≥ naïve × 2",
+        "ab Пр",
+        "Пр ab",
+        "中文 ab",
+        "ab 中文字",
+        "مرحبا hello",
+        "नमस्ते ab",
+        "×÷ – 12",
+        "",
+        "Straße und Ärger, 3 € ÷ 4",
+    ]
+    assert [text_script(t) for t in texts] == [by_characters(t) for t in texts]
+    assert [text_script(t) for t in texts[1:5]] == ["Latin", "Cyrillic", "other", "other"]

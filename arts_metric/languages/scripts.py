@@ -8,6 +8,7 @@ text in another script is caught for them.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from arts_metric.languages import LANGUAGES, check_language
@@ -22,6 +23,15 @@ _RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "Devanagari": ((0x900, 0x97F), (0xA8E0, 0xA8FF)),
     "Cyrillic": ((0x400, 0x52F), (0x1C80, 0x1C8F), (0x2DE0, 0x2DFF), (0xA640, 0xA69F)),
 }
+
+
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+#: Per script, a pattern matching its characters; and one matching the non-ASCII characters of none.
+_SCRIPT_RE = {script: re.compile(f"[{_class(ranges)}]") for script, ranges in _RANGES.items()}
+_OUTSIDE_RE = re.compile(f"[^\\x00-\\x7f{''.join(_class(r) for r in _RANGES.values())}]")
 
 
 def char_script(char: str) -> str | None:
@@ -39,12 +49,20 @@ def text_script(text: str) -> str | None:
     """The script of most of ``text``'s letters; None for a text without a letter."""
     if text.isascii():  # the common case, without a lookup per character
         return "Latin" if any(c.isalpha() for c in text) else None
+    # As counting char_script over the characters, by regular expressions: each script's
+    # characters, and the letters of no listed script (never ASCII: its letters are Latin).
+    # Ties go to the script seen first, as a count kept in order of first appearance.
+    first: dict[str, int] = {}
     counts: dict[str, int] = {}
-    for char in text:
-        script = char_script(char)
-        if script is not None:
-            counts[script] = counts.get(script, 0) + 1
-    return max(counts, key=counts.__getitem__) if counts else None
+    for script, pattern in _SCRIPT_RE.items():
+        found = pattern.findall(text)
+        if found:
+            first[script], counts[script] = text.index(found[0]), len(found)
+    other = [c for c in _OUTSIDE_RE.findall(text) if c.isalpha()]
+    if other:
+        first["other"], counts["other"] = text.index(other[0]), len(other)
+    in_order = sorted(counts, key=first.__getitem__)
+    return max(in_order, key=counts.__getitem__) if counts else None
 
 
 def mismatched_texts(texts: Sequence[str], language: str) -> list[int]:
