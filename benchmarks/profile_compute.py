@@ -27,7 +27,6 @@ count once), and the best of ``repeats`` calls is shown:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -37,13 +36,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import evaluate
-import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import scoring, units  # noqa: E402
-from arts_metric.data import load_pool_rows  # noqa: E402
 from arts_metric.judges.learned import judge as learned_judge  # noqa: E402
 from arts_metric.registry import module_script_path  # noqa: E402
 
@@ -129,21 +126,11 @@ def table(title: str, n: int, exclusive: dict[str, float], total: float) -> list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--paragraphs", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
-    parser.add_argument("--write", action="store_true", help=f"also write the output to {RESULTS}")
-    args = parser.parse_args()
-    from throughput import dev_paragraphs  # the same paragraphs as benchmarks/throughput.py
+    from throughput import benchmark_texts, text_arguments  # the texts of benchmarks/throughput.py
 
+    args = text_arguments(__doc__.splitlines()[0], RESULTS)
     load = os.getloadavg()
-    rows = load_pool_rows("arts3000")
-    rng = np.random.default_rng(args.seed)
-    texts = [rows[i]["text"] for i in rng.choice(len(rows), size=args.n, replace=False)]
-    paragraphs = dev_paragraphs(args.dev_dir, args.paragraphs, rng)
+    texts, paragraphs = benchmark_texts(args)
     metric = evaluate.load(str(module_script_path()))
     metric.compute(predictions=texts[:32])  # loads the model, the dictionaries and the pool
 

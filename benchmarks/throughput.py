@@ -50,20 +50,30 @@ from arts_metric.segment import sentence_units
 RESULTS = Path(__file__).resolve().parent / "results" / "throughput.md"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def text_arguments(description: str, results: Path) -> argparse.Namespace:
+    """The command line of the speed benchmarks: how many texts and paragraphs, repeats, seed."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paragraphs", type=int, default=300)
     parser.add_argument("--dev-dir", default=None, help="development sets (default $ARTS_DEV_DIR or ../shared/dev)")
-    parser.add_argument("--write", action="store_true", help=f"also write the output to {RESULTS}")
-    args = parser.parse_args()
-    load = os.getloadavg()
+    parser.add_argument("--write", action="store_true", help=f"also write the output to {results}")
+    return parser.parse_args()
 
+
+def benchmark_texts(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """``args.n`` ARTS3000 texts and ``args.paragraphs`` development paragraphs, drawn with ``args.seed``."""
     rows = load_pool_rows("arts3000")
     rng = np.random.default_rng(args.seed)
     texts = [rows[i]["text"] for i in rng.choice(len(rows), size=args.n, replace=False)]
+    return texts, dev_paragraphs(args.dev_dir, args.paragraphs, rng)
+
+
+def main() -> None:
+    args = text_arguments(__doc__.splitlines()[0], RESULTS)
+    load = os.getloadavg()
+    texts, paragraphs = benchmark_texts(args)
     metric = evaluate.load(str(module_script_path()))
     judge = get_judge("learned")
     # Warm-up: load the model, the dictionaries and the shipped pool once.
@@ -72,7 +82,6 @@ def main() -> None:
     int8 = {"precision": "int8"}
     metric.compute(predictions=texts[:32], judge_options=int8)  # builds the int8 model at first use
 
-    paragraphs = dev_paragraphs(args.dev_dir, args.paragraphs, rng)
     paragraph_sentences = [u for p in paragraphs for u in sentence_units(p)]
     small = texts[:100]
     times: dict[str, list[float]] = {
