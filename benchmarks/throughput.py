@@ -7,7 +7,7 @@ Scores ``n`` ARTS3000 texts (read from the ARTS data at run time) with
 formulas) and encodes the same texts with the bare MiniLM model
 (sentence-transformers' own ``encode``, padded batches of 64: the full
 six-layer sentence embedding, whatever the judge reads); prints texts
-per second for both and their ratio (goal: compute >= 0.7x the encoder).
+per second for both and their ratio (goal: compute >= 1.0x the encoder).
 Also: the judge's own batch-independent encoder
 (:func:`arts_metric.judges.learned.sentence_embeddings`) against the bare one
 for ``n`` and for 100 texts, and the word pieces each computes beyond the
@@ -138,7 +138,7 @@ def main() -> None:
     )
     say(f"bare MiniLM encoding : {rate['encode']:8.1f} texts/s")
     say(f"compute() (judge + fkgl, fre, dale_chall): {rate['compute']:8.1f} texts/s")
-    say(f"ratio compute / encoding: {rate['compute'] / rate['encode']:.2f}x (goal >= 0.70x)")
+    say(f"ratio compute / encoding: {rate['compute'] / rate['encode']:.2f}x (goal >= 1.00x)")
     delta = np.abs(np.array(arts["compute_int8"]) - np.array(arts["compute"]))
     say(
         f"int8 (precision='int8'): encoder {rate['int8']:8.1f} texts/s, {rate['int8'] / rate['encode']:.2f}x bare "
