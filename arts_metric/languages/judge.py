@@ -1,12 +1,18 @@
 """The offline judge of a language other than English (spec ``multilingual:fr``, ...).
 
-A linear model per language over :mod:`arts_metric.languages.features` (hashed
-character n-grams, length and word length, and for Arabic, French and Russian the
-bundled Universal Sentence Encoder Multilingual), fitted as a pairwise logistic
-model on pairs of README++ training sentences of different CEFR levels
-(``scripts/train_language_judges.py``), then put on its pool's Elo scale. Its
-weights ship in ``arts_metric/resources/language_judges/<code>.npz`` (arrays
-only) with ``<code>.json`` (what they are).
+French, Hindi and Russian (version 1): a linear model over
+:mod:`arts_metric.languages.features` (hashed character n-grams, length and word
+length, and for French and Russian the bundled Universal Sentence Encoder
+Multilingual), fitted as a pairwise logistic model on pairs of README++ training
+sentences of different CEFR levels. Arabic (version 2): the same linear features plus
+:func:`~arts_metric.languages.features.arabic_shape_features`, and an RBF kernel on
+the sentence embedding and the standardised shape features, fitted by kernel ridge
+regression on the CEFR levels of the training sentences and scaled so that score
+differences are calibrated log-odds on held-out pairs. Both are put on their pool's
+Elo scale (``scripts/train_language_judges.py``). The weights ship in
+``arts_metric/resources/language_judges/<code>.npz`` (arrays only; Arabic's include
+the training sentences' embeddings and standardised shapes as the kernel's support
+points, the sentences themselves ship in the pool) with ``<code>.json`` (what they are).
 """
 
 from __future__ import annotations
@@ -18,12 +24,18 @@ from importlib import resources
 from typing import Any, Sequence
 
 import numpy as np
+from scipy.spatial.distance import cdist
 from scipy.special import expit
 
 from arts_metric.inputs import check_text_list
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.languages import OTHER_LANGUAGES, check_language, language_name
-from arts_metric.languages.features import encoder_features, ngram_features, shape_features
+from arts_metric.languages.features import (
+    arabic_shape_features,
+    encoder_features,
+    ngram_features,
+    shape_features,
+)
 
 WEIGHTS_FOLDER = "language_judges"
 
@@ -31,7 +43,10 @@ WEIGHTS_FOLDER = "language_judges"
 @dataclass(frozen=True)
 class LanguageModel:
     """A language's fitted judge: ``latent = ngrams @ ngram_weight + encoder @ encoder_weight
-    + standardised shape @ shape_weight``; ``elo = elo_intercept + temperature * latent``."""
+    + standardised shape @ shape_weight`` (+ standardised Arabic shape @ arabic_shape_weight
+    + sum_i dual_coef_i exp(-gamma |z - support_i|^2) with ``z`` = the encoder's embedding
+    and ``kernel_shape_scale`` times the standardised shapes, where the weights have them);
+    ``elo = elo_intercept + temperature * latent``."""
 
     language: str
     version: str
@@ -44,15 +59,33 @@ class LanguageModel:
     elo_intercept: float
     temperature: float
     meta: dict[str, Any]
+    arabic_shape_mean: np.ndarray | None = None
+    arabic_shape_scale: np.ndarray | None = None
+    arabic_shape_weight: np.ndarray | None = None
+    support: np.ndarray | None = None
+    dual_coef: np.ndarray | None = None
+    kernel_gamma: float = 0.0
+    kernel_shape_scale: float = 0.0
 
     def latent(self, texts: list[str]) -> np.ndarray:
         ngrams = ngram_features(texts)
         dense = np.zeros(ngrams.shape[1])
         dense[self.ngram_index] = self.ngram_weight
         out = ngrams @ dense
-        out += ((shape_features(texts) - self.shape_mean) / self.shape_scale) @ self.shape_weight
+        shape = (shape_features(texts) - self.shape_mean) / self.shape_scale
+        out += shape @ self.shape_weight
         if self.encoder_weight is not None:
-            out += encoder_features(texts).astype(np.float64) @ self.encoder_weight
+            encoded = encoder_features(texts).astype(np.float64)
+            out += encoded @ self.encoder_weight
+        if self.arabic_shape_weight is not None:
+            arabic = (arabic_shape_features(texts) - self.arabic_shape_mean) / self.arabic_shape_scale
+            # Row by row (elementwise product, then a sum per row): a text's value never
+            # depends on the other texts scored with it.
+            out += (arabic * self.arabic_shape_weight).sum(axis=1)
+            if self.support is not None:
+                z = np.hstack([encoded, self.kernel_shape_scale * shape, self.kernel_shape_scale * arabic])
+                kernel = np.exp(-self.kernel_gamma * cdist(z, self.support, "sqeuclidean"))
+                out += (kernel * self.dual_coef).sum(axis=1)
         return np.asarray(out, dtype=np.float64)
 
     def predict(self, texts: list[str]) -> np.ndarray:
@@ -86,7 +119,27 @@ def _read_model(code: str) -> LanguageModel:
         elo_intercept=float(meta["elo_intercept"]),
         temperature=float(meta["temperature"]),
         meta=meta,
+        **_optional_parts(arrays, meta),
     )
+
+
+def _optional_parts(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> dict[str, Any]:
+    """The Arabic shape features and the RBF kernel, for weights that have them (Arabic from version 2)."""
+    out: dict[str, Any] = {}
+    if "arabic_shape_weight" in arrays:
+        for key in ("arabic_shape_mean", "arabic_shape_scale", "arabic_shape_weight"):
+            out[key] = arrays[key].astype(np.float64)
+    if "support" in arrays:
+        if "arabic_shape_weight" not in arrays or "encoder_weight" not in arrays:
+            raise ValueError(f"{meta['language']}: a kernel judge needs the encoder and the Arabic shape features")
+        kernel = meta["features"]["kernel"]
+        out.update(
+            support=arrays["support"].astype(np.float64),
+            dual_coef=arrays["dual_coef"].astype(np.float64),
+            kernel_gamma=float(kernel["gamma"]),
+            kernel_shape_scale=float(kernel["shape_scale"]),
+        )
+    return out
 
 
 _MODELS: dict[str, LanguageModel] = {}
@@ -126,7 +179,7 @@ class LanguageJudge(PointwiseJudge):
 
     @property
     def signature(self) -> str:
-        """``multilingual-fr-1``: the language and the weights' version."""
+        """``multilingual-fr-1``, ``multilingual-ar-2``: the language and the weights' version."""
         return f"multilingual-{self.language}-{self.model.version}"
 
     def describe(self) -> dict[str, Any]:
