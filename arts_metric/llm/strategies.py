@@ -94,12 +94,8 @@ class PairwiseStrategy:
         return load_template(self.template_name).version
 
     def messages(self, a: str, b: str) -> list[dict[str, str]]:
-        if self.topic:
-            return _user(load_template("arts_pairwise_expert").render(TOPIC=self.topic, TEXT_A=a, TEXT_B=b))
-        if self.language:
-            tpl = load_template("arts_pairwise_language")
-            return _user(tpl.render(LANGUAGE=LANGUAGES[self.language], TEXT_A=a, TEXT_B=b))
-        return _user(load_template("arts_pairwise").render(TEXT_A=a, TEXT_B=b))
+        fill = {"TOPIC": self.topic} if self.topic else {"LANGUAGE": LANGUAGES[self.language]} if self.language else {}
+        return _user(load_template(self.template_name).render(**fill, TEXT_A=a, TEXT_B=b))
 
     @staticmethod
     def parse(answer: str) -> str:
