@@ -18,7 +18,7 @@ Read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR`` (no text is written
 Against each real simplification, two systems that cut the source: its first 5 words
 and its first half (in words). Per set: the share of real simplifications flagged
 (false alarms), and per cut the share of inputs where the cut keeps less than the real
-simplification (lower ``meaning_kept``, the recall of the source's worse-kept half; and,
+simplification (lower ``meaning_kept``, what it keeps of the source's worse-kept half; and,
 for comparison, lower recall of the whole source) and the share flagged. Writes
 ``benchmarks/results/meaning_guard.md`` and prints it; ``--dump`` writes every check.
 """
@@ -133,7 +133,8 @@ def main() -> None:
         f"`benchmarks/meaning_guard.py --pairs {args.pairs} --seed {args.seed}`; flagged = recall below "
         f"{FLAG_BELOW:g} or cut short (the source's second half recalled {CUT_SHORT:g} less than its first, by more "
         f"than {CUT_SHORT_T:g} standard errors); "
-        "'kept less than real' = the cut's meaning kept (recall of the source's worse-kept half) below the real "
+        "'kept less than real' = the cut's meaning kept (what it keeps of the source's worse-kept half, beyond what "
+        "the other half of the source already says) below the real "
         "simplification's, per input; 'whole-source recall below real' = the same with the recall of the whole "
         "source, for comparison.\n\n" + markdown(table)
     )
