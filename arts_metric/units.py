@@ -185,7 +185,8 @@ def place_texts(
     )
     unit_ratings = np.asarray(result.ratings, dtype=float)
     unit_iv = result.arts_interval
-    if not result.sampled:
+    sampled = result.sampled
+    if not sampled:
         # A pointwise judge placed against every pool text (the learned judge):
         # no judge decisions were sampled, so there is no per-text sampling
         # interval to report (the judge's error is its disagreement with humans,
@@ -216,6 +217,7 @@ def place_texts(
             return _team_arts(pool, columns)
         return np.average(columns, axis=0, weights=w)
 
+    combined: list[int] = []  # texts rated from several units on the Elo scale: their ARTS follows below
     for i, idx_list in enumerate(unit_idx):
         idx, w = np.array(idx_list), unit_w[i]
         ok = ~np.isnan(unit_arts[idx])
@@ -230,10 +232,10 @@ def place_texts(
             arts[i], ratings[i] = unit_arts[idx[0]], unit_ratings[idx[0]]
         elif rule == "mean":
             ratings[i] = mean_rating(unit_ratings[idx], w)
-            arts[i] = mean_expected_score(pool.ratings, ratings[i])
+            combined.append(i)
         elif rule == "team":
             ratings[i] = team_rating(unit_ratings[idx])
-            arts[i] = mean_expected_score(pool.ratings, ratings[i])
+            combined.append(i)
         else:
             # Chunks (and "whole", one unit): the length-weighted mean of the units, on both
             # scales; the interval is the same mean of their bounds (conservative).
@@ -241,6 +243,7 @@ def place_texts(
             ratings[i] = np.average(unit_ratings[idx], weights=w)
         if bounds is not None:
             bounds[i] = combine_columns(idx, w, np.asarray(unit_iv, dtype=float)[idx])
+    arts[combined] = mean_expected_score(pool.ratings, ratings[combined])  # each value on its own
     unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(unit_texts)))
     calls_per_text = [int(unit_calls[idx].sum()) for idx in unit_idx]
     mean_interval = None
@@ -251,7 +254,9 @@ def place_texts(
             # level (as its interval), then the mean's interval over texts.
             q_units = np.asarray(result.arts_quantiles, dtype=float)
             q_text = np.full((k, q_units.shape[1]), np.nan)
-            for i in range(k):
+            if not sampled:  # every quantile of a unit is its score, so every one of a text's is the text's
+                q_text[:] = np.where(incomplete[:k], np.nan, arts[:k])[:, None]
+            for i in range(k) if sampled else ():
                 idx = np.array(unit_idx[i])
                 w = unit_w[i]
                 if len(idx):

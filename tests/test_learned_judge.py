@@ -298,6 +298,29 @@ def test_layer_means_match_the_sentence_embedding_and_batches():
         learned.layer_means(texts, [7])
 
 
+def test_direct_layer_calls_equal_the_models_own_forward_bit_for_bit():
+    import torch
+
+    from arts_metric.judges.learned.encoder import hidden_states, load_encoder
+
+    enc = load_encoder()
+    model = enc[0].auto_model
+    for text, rows in [(PLAIN[0], 1), (HARD[0], 4), ("Short.", 3)]:
+        ids = torch.tensor([enc.tokenizer(text)["input_ids"]] * rows)
+        with torch.inference_mode():
+            ours = hidden_states(model, ids, 6)
+            theirs = model(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                token_type_ids=torch.zeros_like(ids),
+                output_hidden_states=True,
+            ).hidden_states
+            assert len(ours) == len(theirs) == 7
+            for mine, reference in zip(ours, theirs):
+                assert torch.equal(mine, reference)
+            assert [torch.equal(a, b) for a, b in zip(hidden_states(model, ids, 3), ours)] == [True] * 4
+
+
 def test_custom_weights_path_and_tampering(tmp_path, judge):
     copy = tmp_path / "weights"
     shutil.copytree(learned.default_weights_dir(), copy)

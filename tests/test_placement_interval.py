@@ -134,3 +134,15 @@ def test_rows_no_text_uses_do_not_change_the_interval(resample):
         )
         == own
     )
+
+
+def test_texts_known_exactly_resample_the_texts_their_uncertain_neighbours_would():
+    """Rows whose quantiles are all equal draw their value without interpolating, yet use
+    the same random stream: nearly equal quantiles give nearly the same interval."""
+    values = np.random.default_rng(5).random(300)
+    exact = system_interval(_result(_points(values)), POOL, seed=7)
+    almost = _points(values)
+    almost[:, -1] += 1e-12
+    near = system_interval(_result(almost), POOL, seed=7)
+    assert exact != system_interval(_result(_points(values)), POOL, seed=8)
+    np.testing.assert_allclose(exact, near, atol=1e-11)

@@ -24,6 +24,34 @@ from arts_metric.placement.result import (
 from arts_metric.pool import Pool
 
 
+def _shares_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """``(p > t).mean(axis=1)`` for every threshold ``t``: ``(rows, thresholds)``.
+
+    ``p`` holds each newcomer's ``prob_harder`` against the pool texts sorted by score,
+    so each row falls (a judge's ``prob_harder`` falls as its opponent's score rises)
+    and the texts above ``t`` are a prefix, found by bisection for all rows and
+    thresholds at once: the same counts as comparing every value, in a few passes
+    instead of one per threshold."""
+    n, m = p.shape
+    lo = np.zeros((n, len(thresholds)), dtype=np.int64)
+    hi = np.full_like(lo, m)
+    row = np.arange(n)[:, None]
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        above = p[row, np.minimum(mid, m - 1)] > thresholds[None, :]
+        lo = np.where(active & above, mid + 1, lo)
+        hi = np.where(active & ~above, mid, hi)
+    shares = lo / m
+    # Rows that rise somewhere (or hold a NaN) are counted value by value.
+    irregular = np.flatnonzero(~(p[:, 1:] <= p[:, :-1]).all(axis=1) | np.isnan(p[:, :1]).any(axis=1))
+    for i in irregular:
+        shares[i] = [(p[i] > t).mean() for t in thresholds]
+    return shares
+
+
 def place_pointwise(
     judge: PointwiseJudge, pool: Pool, texts: Sequence[str], level: float = DEFAULT_LEVEL
 ) -> PlacementResult:
@@ -71,12 +99,14 @@ def place_pointwise(
     # Chunked so that memory stays at a few MB for any number of newcomers.
     step = max(1, 2_000_000 // max(len(pool), 1))
     idx = np.flatnonzero(ok) if len(ref) else np.empty(0, dtype=int)
+    order = np.argsort(ref, kind="stable")
+    thresholds = 1.0 - np.array([*QUANTILE_LEVELS, lo_u, hi_u])
     for start in range(0, len(idx), step):
         rows = idx[start : start + step]
         p = np.asarray(judge.prob_harder(new_scores[rows][:, None], ref[None, :]), dtype=float)
         arts[rows] = p.mean(axis=1)
-        arts_q[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in QUANTILE_LEVELS], axis=1)
-        interval_arts[rows] = np.stack([(p > 1.0 - u).mean(axis=1) for u in (lo_u, hi_u)], axis=1)
+        shares = _shares_above(p[:, order], thresholds)
+        arts_q[rows], interval_arts[rows] = shares[:, : len(QUANTILE_LEVELS)], shares[:, len(QUANTILE_LEVELS) :]
     ratings = rating_of_expected_score(pool.ratings, arts)
     interval = rating_of_expected_score(pool.ratings, interval_arts)
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))

@@ -137,10 +137,16 @@ def system_interval(
     rng = np.random.default_rng(seed)
     means = np.empty(draws)
     block = max(1, 2_000_000 // max(len(used), len(ok)))
+    # Rows whose quantiles are all equal (a placement that sampled nothing) draw that value:
+    # their uniforms are still drawn, so the texts resampled are the same either way.
+    fixed = np.asarray(avg.T @ q[used, 0]) if bool((q[used] == q[used, :1]).all()) else None
     for d0 in range(0, draws, block):
         d = min(block, draws - d0)
-        unit_draws = _draw(q, np.broadcast_to(used, (d, len(used))), rng.random((d, len(used))))
-        text_draws = np.asarray((avg.T @ unit_draws.T).T)  # (d, texts)
+        u = rng.random((d, len(used)))
+        if fixed is not None:
+            text_draws = np.broadcast_to(fixed, (d, len(ok)))
+        else:
+            text_draws = np.asarray((avg.T @ _draw(q, np.broadcast_to(used, u.shape), u).T).T)  # (d, texts)
         if resample_texts:
             pick = rng.integers(0, len(ok), size=(d, len(ok)))
             text_draws = np.take_along_axis(text_draws, pick, axis=1)
