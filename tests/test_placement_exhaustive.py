@@ -146,8 +146,8 @@ def test_pairwise_exhaustive_defaults_to_seed_0():
     assert asked[None] == asked[0] and asked[1] != asked[0]  # the seed picks the sides
 
 
-def test_shares_above_counts_by_bisection_what_comparing_every_value_counts():
-    from arts_metric.placement.exhaustive import _shares_above
+def test_counts_above_counts_by_bisection_what_comparing_every_value_counts():
+    from arts_metric.placement.exhaustive import _counts_above
 
     rng = np.random.default_rng(3)
     ref = np.sort(np.round(rng.normal(0.0, 50.0, 500)))  # sorted pool scores, ties included
@@ -155,9 +155,9 @@ def test_shares_above_counts_by_bisection_what_comparing_every_value_counts():
     p[3] = rng.random(500)  # a row that does not fall: counted value by value
     p[4, 7] = np.nan
     thresholds = 1.0 - np.array([*QUANTILE_LEVELS, 0.025, 0.975, 0.5])
-    direct = np.stack([(p > t).mean(axis=1) for t in thresholds], axis=1)
-    np.testing.assert_array_equal(_shares_above(p, thresholds), direct)
+    direct = np.stack([(p > t).sum(axis=1) for t in thresholds], axis=1)
+    np.testing.assert_array_equal(_counts_above(p, thresholds), direct)
     one = p[:, :1]  # a pool of one text
     np.testing.assert_array_equal(
-        _shares_above(one, thresholds), np.stack([(one > t).mean(axis=1) for t in thresholds], 1)
+        _counts_above(one, thresholds), np.stack([(one > t).sum(axis=1) for t in thresholds], 1)
     )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -24,8 +25,8 @@ from arts_metric.placement.result import (
 from arts_metric.pool import Pool
 
 
-def _shares_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """``(p > t).mean(axis=1)`` for every threshold ``t``: ``(rows, thresholds)``.
+def _counts_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """``(p > t).sum(axis=1)`` for every threshold ``t``: ``(rows, thresholds)`` integers.
 
     ``p`` holds each newcomer's ``prob_harder`` against the pool texts sorted by score,
     so each row falls (a judge's ``prob_harder`` falls as its opponent's score rises)
@@ -44,12 +45,19 @@ def _shares_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
         above = p[row, np.minimum(mid, m - 1)] > thresholds[None, :]
         lo = np.where(active & above, mid + 1, lo)
         hi = np.where(active & ~above, mid, hi)
-    shares = lo / m
     # Rows that rise somewhere (or hold a NaN) are counted value by value.
     irregular = np.flatnonzero(~(p[:, 1:] <= p[:, :-1]).all(axis=1) | np.isnan(p[:, :1]).any(axis=1))
     for i in irregular:
-        shares[i] = [(p[i] > t).mean() for t in thresholds]
-    return shares
+        lo[i] = [(p[i] > t).sum() for t in thresholds]
+    return lo
+
+
+@functools.lru_cache(maxsize=8)
+def _rating_of_count(pool_ratings: bytes, m: int) -> np.ndarray:
+    """``rating_of_expected_score(pool ratings, k / m)`` for ``k = 0 .. m``: the ratings of
+    the interval bounds, which are shares of ``m`` pool texts (solved once per pool; each
+    value is computed on its own, so it is the one a direct call gives)."""
+    return rating_of_expected_score(np.frombuffer(pool_ratings), np.arange(m + 1) / m)
 
 
 def place_pointwise(
@@ -100,15 +108,20 @@ def place_pointwise(
     step = max(1, 2_000_000 // max(len(pool), 1))
     idx = np.flatnonzero(ok) if len(ref) else np.empty(0, dtype=int)
     order = np.argsort(ref, kind="stable")
+    counts = np.zeros((n, len(QUANTILE_LEVELS) + 2), dtype=np.int64)
     thresholds = 1.0 - np.array([*QUANTILE_LEVELS, lo_u, hi_u])
     for start in range(0, len(idx), step):
         rows = idx[start : start + step]
         p = np.asarray(judge.prob_harder(new_scores[rows][:, None], ref[None, :]), dtype=float)
         arts[rows] = p.mean(axis=1)
-        shares = _shares_above(p[:, order], thresholds)
-        arts_q[rows], interval_arts[rows] = shares[:, : len(QUANTILE_LEVELS)], shares[:, len(QUANTILE_LEVELS) :]
+        counts[rows] = _counts_above(p[:, order], thresholds)
     ratings = rating_of_expected_score(pool.ratings, arts)
-    interval = rating_of_expected_score(pool.ratings, interval_arts)
+    interval = np.full((n, 2), np.nan)
+    if len(idx):
+        shares = counts[idx] / len(ref)
+        arts_q[idx], interval_arts[idx] = shares[:, : len(QUANTILE_LEVELS)], shares[:, len(QUANTILE_LEVELS) :]
+        table = _rating_of_count(np.ascontiguousarray(pool.ratings, dtype=float).tobytes(), len(ref))
+        interval[idx] = table[counts[idx, len(QUANTILE_LEVELS) :]]
     se = (interval[:, 1] - interval[:, 0]) / (2.0 * norm.ppf(hi_u))
     asker = Asker(judge, pool, texts)
     asker.failed = int(new_lost.sum() + pool_lost.sum())

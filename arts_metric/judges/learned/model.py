@@ -157,9 +157,10 @@ class LearnedModel:
         out = np.empty(len(x))
         support, s2 = self._grid_support
         # Row-wise reductions are numpy's own loops (einsum), the same for every row;
-        # the one BLAS product is exact (HEAD_GRID). Blocks only bound memory.
-        for start in range(0, len(x), 2048):
-            z = (x[start : start + 2048] - self.x_mean) / self.x_scale
+        # the one BLAS product is exact (HEAD_GRID). Blocks of 256 rows keep the kernel
+        # matrix in the CPU cache (a third faster than 2048 on 2,300 rows).
+        for start in range(0, len(x), 256):
+            z = (x[start : start + 256] - self.x_mean) / self.x_scale
             zw = z.copy()
             zw[:, self.n_repr :] *= self.feature_weight
             zw = _on_head_grid(zw)
