@@ -270,13 +270,7 @@ def fine_tune_oof(
     cached = []  # per text: the (pieces, 384) output of the frozen lower layers; one text a pass, no padding
     with torch.no_grad():
         for row in tqdm(ids, desc="fine-tune: lower layers", file=sys.stderr, leave=False):
-            t = torch.tensor([row])
-            hidden = bert(
-                input_ids=t,
-                attention_mask=torch.ones_like(t),
-                token_type_ids=torch.zeros_like(t),
-                output_hidden_states=True,
-            ).hidden_states
+            hidden = learned.encoder.hidden_states(bert, torch.tensor([row]), FT_FIRST_TRAINED)
             cached.append(hidden[FT_FIRST_TRAINED][0].clone())
 
     def pooled(i: int, layers: Sequence[torch.nn.Module]) -> torch.Tensor:
