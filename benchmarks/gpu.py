@@ -1,6 +1,7 @@
 """The learned judge on a CUDA GPU against the CPU of the same machine, in one run.
 
     python benchmarks/gpu.py [--sentences 200000] [--paragraphs 20000] [--check 1000] [--batch 4096] [--write]
+                             [--note TEXT]
 
 Texts: the distinct sentences of the ARTS3000 pool texts and of the development sets
 (read at run time), and paragraphs of four consecutive sentences of the same documents,
@@ -12,6 +13,11 @@ learned judge and the default pool, ``--batch`` texts per call):
 
 - ``GPU``: texts per second on ``cuda`` (after a warm-up batch), the share of the run the
   GPU was busy (NVML's utilization, sampled every 50 ms), and its peak memory;
+- ``bare encoding``: sentence-transformers' own ``encode`` of the same texts on the same
+  GPU in the same run (for paragraphs: of their sentences, the units they are scored
+  by), in batches of 32 (its default) and of 512, with the GPU's busy share; the ratio of
+  the scoring path to the faster of the two says how far the scoring is from what the
+  encoder alone allows;
 - ``CPU``: texts per second on the same machine's CPU (the judge's default threads) on
   the first ``--check`` texts, and the largest difference between the CPU's and the GPU's
   ARTS score (in [0, 1]) and Elo rating of those texts.
@@ -88,6 +94,25 @@ def _score(scorer, texts: list[str], batch: int) -> tuple[np.ndarray, np.ndarray
     return np.concatenate(arts), np.concatenate(elo), time.perf_counter() - start
 
 
+def _bare(texts: list[str], kind: str) -> dict[str, float]:
+    """Bare sentence-transformers encoding of ``texts`` (paragraphs: of their sentences) on
+    the GPU in batches of 32 and 512: texts per second (of ``texts``) and GPU busy share."""
+    from arts_metric.judges.learned import embed_texts
+    from arts_metric.segment import sentence_units
+
+    rows = [u for t in texts for u in sentence_units(t)] if kind == "paragraphs" else texts
+    out: dict[str, float] = {"bare_rows": len(rows)}
+    for batch in (32, 512):
+        embed_texts(rows[:batch], device="cuda", batch_size=batch)  # warm-up
+        with _Busy() as busy:
+            start = time.perf_counter()
+            embed_texts(rows, device="cuda", batch_size=batch)
+            seconds = time.perf_counter() - start
+        out[f"bare{batch}_rate"] = len(texts) / seconds
+        out[f"bare{batch}_busy"] = busy.share
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sentences", type=int, default=200_000)
@@ -95,6 +120,9 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=1000, help="texts of each kind also scored on the CPU")
     parser.add_argument("--batch", type=int, default=4096, help="texts per call (the values do not depend on it)")
     parser.add_argument("--write", action="store_true", help=f"also write {RESULTS.relative_to(RESULTS.parents[2])}")
+    parser.add_argument(
+        "--note", default="", help="a line written under the command line (how the machine was set up)"
+    )
     args = parser.parse_args()
 
     import torch
@@ -117,6 +145,8 @@ def main() -> None:
         "Texts per second, higher = faster.",
         "",
     ]
+    if args.note:
+        lines += [args.note, ""]
     rows, record = [], {"gpu": name, "cpus": os.cpu_count(), "batch": args.batch}
     cpu_scorer = _scorer("cpu")
     gpu_scorer = _scorer("cuda") if gpu else None
@@ -148,6 +178,7 @@ def main() -> None:
                 math_arts_diff=float(np.max(np.abs(m_arts - cpu_arts))),
                 math_elo_diff=float(np.max(np.abs(m_elo - cpu_elo))),
             )
+            entry.update(_bare(texts, kind))
         record[kind] = entry
         rows.append((kind, entry))
         print(json.dumps({kind: entry}), flush=True)
@@ -164,6 +195,21 @@ def main() -> None:
             )
         else:
             lines.append(f"| {kind} | {args.check:,} | no GPU | | | {e['cpu_rate']:,.1f} | |")
+    if gpu:
+        lines += [
+            "",
+            "Bare encoding of the same texts on the same GPU (sentence-transformers' `encode`; paragraphs: "
+            "their sentences), texts per second and GPU busy, and the scoring path's rate against the faster:",
+            "",
+            "| texts | encoded rows | batches of 32 | busy | batches of 512 | busy | scoring / faster |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for kind, e in rows:
+            best = max(e["bare32_rate"], e["bare512_rate"])
+            lines.append(
+                f"| {kind} | {e['bare_rows']:,} | {e['bare32_rate']:,.0f} | {e['bare32_busy']:.0%} | "
+                f"{e['bare512_rate']:,.0f} | {e['bare512_busy']:.0%} | {e['gpu_rate'] / best:.2f}x |"
+            )
     if gpu:
         lines += [
             "",

@@ -80,7 +80,7 @@ def test_the_readme_projection_is_rendered_from_the_benchmark_outputs(tmp_path, 
     projection = hook.readme_projection()
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert projection in readme
-    assert "| 1 H200 GPU |" in projection and "| 16 CPU actors |" in projection
+    assert "| 1 H100 GPU |" in projection and "| 16 CPU actors |" in projection  # the card gpu.md names
     for name in ("gpu.md", "scale.md"):
         assert "PROJECTION (not measured)" in (hook.RESULTS / name).read_text(encoding="utf-8")
     # the rows follow the files
@@ -90,7 +90,9 @@ def test_the_readme_projection_is_rendered_from_the_benchmark_outputs(tmp_path, 
     row = next(line for line in gpu.splitlines() if line.startswith("| 1 |"))
     (tmp_path / "gpu.md").write_text(gpu.replace(row, "| 1 | 9.99 h | 8.88 h |"))
     monkeypatch.setattr(hook, "RESULTS", tmp_path)
-    assert "| 1 H200 GPU | 9.99 h | 8.88 h |" in hook.readme_projection()
+    assert "| 1 H100 GPU | 9.99 h | 8.88 h |" in hook.readme_projection()
+    (tmp_path / "gpu.md").write_text(gpu.replace("GPU: NVIDIA H100", "GPU: NVIDIA H200"))
+    assert "| 16 H200 GPUs |" in hook.readme_projection()
 
 
 def test_markers_quote_the_results_files_and_the_command_line():

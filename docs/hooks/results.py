@@ -139,7 +139,10 @@ def readme_projection() -> str:
     """The README's projection of 10 million texts: the last table of ``gpu.md`` (N GPUs) and of
     ``scale.md`` (N CPU actors), one row per line of either."""
     out = ["| 10 million texts on (projection) | sentences | paragraphs |", "|---|---|---|"]
-    for name, unit in (("gpu.md", "H200 GPU"), ("scale.md", "CPU actor")):
+    card = re.search(r"GPU: NVIDIA (\S+)", results_text("gpu.md"))
+    if card is None:
+        raise ValueError("benchmarks/results/gpu.md does not name its GPU ('GPU: NVIDIA ...')")
+    for name, unit in (("gpu.md", f"{card.group(1)} GPU"), ("scale.md", "CPU actor")):
         tables = TABLE.findall(results_text(name))
         if not tables:
             raise ValueError(f"benchmarks/results/{name} has no table")
