@@ -256,15 +256,16 @@ def place_texts(
             q_text = np.full((k, q_units.shape[1]), np.nan)
             if not sampled:  # every quantile of a unit is its score, so every one of a text's is the text's
                 q_text[:] = np.where(incomplete[:k], np.nan, arts[:k])[:, None]
-            for i in range(k) if sampled else ():
-                idx = np.array(unit_idx[i])
-                w = unit_w[i]
-                if len(idx):
-                    keep = ~np.isnan(q_units[idx]).any(axis=1)
-                    idx, w = idx[keep], (w[keep] if w is not None else None)
-                if incomplete[i] or not len(idx):
-                    continue
-                q_text[i] = combine_columns(idx, w, q_units[idx])
+            else:
+                for i in range(k):
+                    idx = np.array(unit_idx[i])
+                    w = unit_w[i]
+                    if len(idx):
+                        keep = ~np.isnan(q_units[idx]).any(axis=1)
+                        idx, w = idx[keep], (w[keep] if w is not None else None)
+                    if incomplete[i] or not len(idx):
+                        continue
+                    q_text[i] = combine_columns(idx, w, q_units[idx])
             text_result = dataclasses.replace(result, arts_quantiles=q_text)
             kept_rows = [[] if incomplete[i] or np.isnan(q_text[i]).any() else [i] for i in range(k)]
             mean_interval = placement_mod.system_interval(text_result, pool, units=kept_rows)
