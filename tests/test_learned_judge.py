@@ -495,3 +495,16 @@ def test_worker_processes_after_the_parent_used_the_judge(data_dir):
     out = json.loads(stdout.strip().splitlines()[-1])
     # children encode with fewer threads than the parent: the thread count never changes a score
     assert out["two"] == out["one"] and out["a2"] == out["a1"]
+
+
+def test_gpu_passes_hold_at_most_32_texts_of_one_length_whatever_the_batch():
+    """On a GPU a pass's size is a function of the text length alone (at most 32 texts and
+    about 4,096 word pieces), so a batch of many lengths computes few copies."""
+    lengths = [10] * 100 + [11] * 3 + [200] * 5
+    passes = learned.encoder_passes(lengths, device="cuda")
+    sizes = {lengths[rows[0]]: len(rows) for _, rows in passes}
+    assert sizes == {10: 32, 11: 32, 200: 20}
+    assert sum(real for real, _ in passes) == len(lengths)
+    assert [real for real, rows in passes if lengths[rows[0]] == 10] == [32, 32, 32, 4]
+    alone = learned.encoder_passes([10], device="cuda")
+    assert alone == [(1, [0] * 32)]  # the same shape as in any batch

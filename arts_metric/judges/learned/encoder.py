@@ -113,8 +113,11 @@ def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64,
 #: Word pieces per encoder forward pass that :func:`_pass_rows` aims at on the CPU.
 PASS_PIECES = 128
 #: Per device kind: (word pieces per forward pass aimed at, most texts in a pass). A GPU
-#: is busy only with much larger passes than suit a CPU's cache.
-PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (16384, 256)}
+#: takes larger passes than suit a CPU's cache, but every pass of a length is filled with
+#: copies up to its fixed size: at most 32 texts a pass keeps those copies at about 2x the
+#: real word pieces of 2,048 sentences (256 texts a pass computed 18x; on an H100 the
+#: encoder ran about twice as fast with 32, ``benchmarks/profile_gpu.py``).
+PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (4096, 32)}
 
 
 def _pass_rows(n_pieces: int, device: str = "cpu", precision: str = "fp32") -> int:
