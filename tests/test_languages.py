@@ -97,10 +97,11 @@ def test_shipped_pool_is_on_the_elo_scale_with_its_licence():
     np.testing.assert_allclose(judge.score(pool.texts[:5]), pool.judge_scores[judge.score_key][:5], rtol=0, atol=1e-9)
 
 
-def test_hindi_validation_accuracy_beats_length():
-    rows = readmepp_rows("hi", "val")
+@pytest.mark.parametrize("code", ["hi", pytest.param("ar", marks=pytest.mark.slow)])
+def test_validation_accuracy_beats_length(code):
+    rows = readmepp_rows(code, "val")
     texts, human = [r["sentence"] for r in rows], np.array([r["rating"] for r in rows])
-    out = score_texts(texts, language="hi", human_scores=human, formulas=[])
+    out = score_texts(texts, language=code, human_scores=human, formulas=[])
     rho = out["correlation"]["arts"]["spearman"]
     assert rho >= 0.80 and rho >= spearmanr([len(t) for t in texts], human)[0] + 0.05
 
@@ -211,12 +212,3 @@ def test_arabic_kernel_judge_is_version_2_and_scores_each_text_alone():
     np.testing.assert_allclose(together[2:], pool.judge_scores[judge.score_key][:3], rtol=0, atol=1e-9)
     assert together[0] < together[1]
     assert LanguageJudge("fr").signature == "multilingual-fr-1"  # the pairwise judges keep version 1
-
-
-@pytest.mark.slow
-def test_arabic_validation_accuracy_beats_length():
-    rows = readmepp_rows("ar", "val")
-    texts, human = [r["sentence"] for r in rows], np.array([r["rating"] for r in rows])
-    out = score_texts(texts, language="ar", human_scores=human, formulas=[])
-    rho = out["correlation"]["arts"]["spearman"]
-    assert rho >= 0.80 and rho >= spearmanr([len(t) for t in texts], human)[0] + 0.05

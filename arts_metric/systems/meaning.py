@@ -154,9 +154,11 @@ def _checks(outputs: list[np.ndarray], sources: list[np.ndarray]) -> pd.DataFram
     rows = [_recall(s, o) for o, s in zip(outputs, sources)]
     columns = ["recall", "recall_head", "recall_tail", "head_over_tail_t", "new_head", "new_tail"]
     frame = pd.DataFrame(rows, columns=columns)
-    kept_head = RECALL_SHARE * frame["recall_head"] + (1 - RECALL_SHARE) * frame["new_head"]
-    kept_tail = RECALL_SHARE * frame["recall_tail"] + (1 - RECALL_SHARE) * frame["new_tail"]
-    frame.insert(0, "meaning_kept", np.minimum(kept_head, kept_tail))
+    kept = {
+        half: RECALL_SHARE * frame[f"recall_{half}"] + (1 - RECALL_SHARE) * frame[f"new_{half}"]
+        for half in ("head", "tail")
+    }
+    frame.insert(0, "meaning_kept", np.minimum(kept["head"], kept["tail"]))
     low = frame["recall"] < FLAG_BELOW
     cut = ((frame["recall_head"] - frame["recall_tail"]) > CUT_SHORT) & (frame["head_over_tail_t"] > CUT_SHORT_T)
     frame["low_recall"], frame["cut_short"], frame["flagged"] = low, cut, low | cut

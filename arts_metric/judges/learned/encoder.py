@@ -234,7 +234,7 @@ def _passes(
         raise ValueError(f"precision='int8' runs on the CPU, got device={device!r}")
     enc = load_encoder(device)
     if precision == "fp32":
-        model = load_encoder(device)[0].auto_model
+        model = enc[0].auto_model
     else:
         model = int8_forward(depth, lambda: transformer(depth, "cpu"))
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
