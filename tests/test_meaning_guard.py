@@ -76,15 +76,15 @@ def test_checks_are_a_function_of_each_pair_alone():
 
 
 def _kept(row) -> float:
-    head = RECALL_SHARE * row["recall_head"] + (1 - RECALL_SHARE) * row["new_head"]
-    tail = RECALL_SHARE * row["recall_tail"] + (1 - RECALL_SHARE) * row["new_tail"]
-    return min(head, tail)
+    start = RECALL_SHARE * row["recall_start"] + (1 - RECALL_SHARE) * row["new_start"]
+    end = RECALL_SHARE * row["recall_end"] + (1 - RECALL_SHARE) * row["new_end"]
+    return min(start, end)
 
 
-def test_meaning_kept_is_what_the_worse_kept_half_keeps():
-    """A source's first half said word for word keeps that half fully, and its whole-source
-    recall can beat a real simplification's; meaning kept is what it keeps of the half it
-    dropped, below the simplification's, which keeps both halves alike."""
+def test_meaning_kept_is_what_the_worse_kept_end_keeps():
+    """A source's first half said word for word keeps its start fully, and its whole-source
+    recall can beat a real simplification's; meaning kept is what it keeps of the end it
+    dropped, below the simplification's, which keeps both ends alike."""
     source = (
         "The committee, after reviewing the auditors' report on the hospital's finances, postponed its decision "
         "on the new surgical wing. It asked the treasurer to present revised cost estimates, including staffing "
@@ -96,8 +96,8 @@ def test_meaning_kept_is_what_the_worse_kept_half_keeps():
     real, half = checks.iloc[0], checks.iloc[1]
     for row in (real, half):
         assert row["meaning_kept"] == pytest.approx(_kept(row), abs=1e-12)
-        assert 0 <= row["new_head"] <= 1 and 0 <= row["new_tail"] <= 1
-    assert half["recall_head"] > 0.95 and half["new_head"] > 0.9 and half["new_tail"] < 0.1, checks
+        assert 0 <= row["new_start"] <= 1 and 0 <= row["new_end"] <= 1
+    assert half["recall_start"] > 0.95 and half["new_start"] > 0.9 and half["new_end"] < 0.1, checks
     assert half["meaning_kept"] < real["meaning_kept"], checks
     # the whole-source recall ranks them the other way: the reason meaning kept is not that
     assert half["recall"] > real["recall"], checks
@@ -107,7 +107,7 @@ def test_terms_the_source_repeats_do_not_let_a_cut_claim_the_half_it_dropped():
     """A source that repeats its terms in both halves (as an abstract does): its first half
     said word for word matches most of its second half, so the plain recall of the
     worse-kept half ranks the cut far above a simplification in other words; counting in each
-    half only what the other half does not already say ranks the cut below."""
+    end only what the rest of the source does not already say ranks the cut below."""
     source = (
         "Researchers compared vitamin D supplements with placebo in older adults with osteoporosis to find out "
         "whether vitamin D supplements prevent hip fractures in older adults. Twelve trials of vitamin D "
@@ -123,8 +123,33 @@ def test_terms_the_source_repeats_do_not_let_a_cut_claim_the_half_it_dropped():
     real, half = checks.iloc[0], checks.iloc[1]
     plain = {name: min(row["recall_head"], row["recall_tail"]) for name, row in (("real", real), ("half", half))}
     assert plain["half"] > plain["real"] + 0.2, checks  # the repeated terms: the cut's dropped half looks kept
-    assert half["new_tail"] < 0.05 < real["new_tail"], checks
+    assert half["new_end"] < 0.05 < real["new_end"], checks
     assert half["meaning_kept"] < real["meaning_kept"], checks
+
+
+def test_a_cut_past_the_middle_keeps_nothing_of_the_end():
+    """A source cut in words a little after its middle holds more than half of its content
+    word pieces, and so part of a second half counted from the middle; the end (the last
+    ``END_SHARE`` of pieces) stops short of the middle, so the cut still keeps nothing of it
+    beyond what its beginning already says, and ranks below a real simplification."""
+    source = (
+        "Researchers compared vitamin D supplements with placebo in older adults with osteoporosis to find out "
+        "whether vitamin D supplements prevent hip fractures in older adults. Twelve trials of vitamin D "
+        "supplements against placebo in 9,000 older adults with osteoporosis were included. Vitamin D "
+        "supplements did not reduce hip fractures compared with placebo in older adults with osteoporosis, and "
+        "kidney stones were slightly more common with vitamin D supplements."
+    )
+    simpler = (
+        "In twelve studies, elderly people with weak bones who took vitamin pills broke their hips just as often "
+        "as those who took dummy pills, and they got kidney stones a bit more often."
+    )
+    words = source.split()
+    cut = " ".join(words[: round(0.57 * len(words))])  # 57% of the words
+    checks = meaning_checks([simpler, cut], [source, source])
+    real, past = checks.iloc[0], checks.iloc[1]
+    assert past["recall_tail"] > 0.5 and past["recall_start"] > 0.95, checks  # part of the second half is said
+    assert past["new_end"] < 0.05 < real["new_end"], checks
+    assert past["meaning_kept"] < real["meaning_kept"], checks
 
 
 def test_a_count_mismatch_names_the_system():

@@ -92,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-meaning",
         action="store_true",
-        help="leave out the meaning kept column (source recall of the worse-kept half, each half counting what the other does not already say; computed offline when --sources is given)",
+        help="leave out the meaning kept column (source recall of the worse-kept end, the first or last 40%% of the source, each counting what the rest of the source does not already say; computed offline when --sources is given)",
     )
     p.set_defaults(func=run)
 

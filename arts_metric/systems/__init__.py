@@ -19,7 +19,7 @@ rate = harder. CLI: ``arts compare``.
 | :mod:`~arts_metric.systems.resampling` | paired bootstrap over inputs, randomization test |
 | :mod:`~arts_metric.systems.human` | correlations with human scores (system and segment level) |
 | :mod:`~arts_metric.systems.ranks` | shared ranks and the simplicity rating (higher = simpler) |
-| :mod:`~arts_metric.systems.meaning` | meaning kept: source recall of the worse-kept half, each half counting what the other half does not already say (BERTScore-style, MiniLM token states), flags for low recall and cut-short outputs |
+| :mod:`~arts_metric.systems.meaning` | meaning kept: source recall of the worse-kept end (the first or last 40% of the source), each end counting what the rest of the source does not already say (BERTScore-style, MiniLM token states), flags for low recall and cut-short outputs |
 | :mod:`~arts_metric.systems.result` | :class:`SystemComparison` and writing it to a folder |
 | :mod:`~arts_metric.systems.figure` | the leaderboard figure |
 """

@@ -117,7 +117,8 @@ def compare_systems(
     prior_sd : sd in Elo points of the weak Gaussian prior of the head-to-head ratings.
     meaning : with ``sources``, add what each output keeps of its source
         (:mod:`~arts_metric.systems.meaning`: ``meaning_kept``, the mean recall of each
-        source's worse-kept half, each half counting what the other does not already say, in [0, 1],
+        source's worse-kept end (its first or last 40%), each end counting what the rest of the
+        source does not already say, in [0, 1],
         higher = more kept, and ``meaning_flagged``, the outputs that may
         have dropped content) to the leaderboard and ``meaning_kept`` / ``recall`` /
         ``meaning_flagged`` to ``per_output``. Computed offline by the bundled MiniLM encoder, whatever the
