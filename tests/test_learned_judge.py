@@ -321,6 +321,31 @@ def test_direct_layer_calls_equal_the_models_own_forward_bit_for_bit():
             assert [torch.equal(a, b) for a, b in zip(hidden_states(model, ids, 3), ours)] == [True] * 4
 
 
+def test_the_shipped_minilm_runs_as_bare_torch_operations_and_another_attention_by_its_modules():
+    """The encoder's passes run the layers as bare torch operations only where those equal
+    the model's own modules bit for bit: the shipped MiniLM (scaled-dot-product attention)
+    does; the same weights with transformers' eager attention (a matrix product and a
+    softmax, other bits) do not, and run their own modules, so each equals its own forward."""
+    import copy
+
+    import torch
+
+    from arts_metric.judges.learned import encoder
+
+    model = encoder.load_encoder()[0].auto_model
+    eager = copy.deepcopy(model)
+    eager.config._attn_implementation = "eager"
+    ids = torch.tensor([encoder.load_encoder().tokenizer(HARD[0])["input_ids"]] * 2)
+    with torch.inference_mode():
+        for m, bare in ((model, True), (eager, False)):
+            ours = encoder.hidden_states(m, ids, 6)
+            assert encoder._BERT_OPS_MATCH[m] is bare
+            theirs = m(input_ids=ids, token_type_ids=torch.zeros_like(ids), output_hidden_states=True).hidden_states
+            assert all(map(torch.equal, ours, theirs))
+        # the two attentions differ in their bits, so the check above can tell them apart
+        assert not torch.equal(encoder._bert_states(eager, ids, 6)[-1], encoder._module_states(eager, ids, 6)[-1])
+
+
 def test_custom_weights_path_and_tampering(tmp_path, judge):
     copy = tmp_path / "weights"
     shutil.copytree(learned.default_weights_dir(), copy)

@@ -140,6 +140,7 @@ def system_interval(
     # Rows whose quantiles are all equal (a placement that sampled nothing) draw that value:
     # their uniforms are still drawn, so the texts resampled are the same either way.
     fixed = np.asarray(avg.T @ q[used, 0]) if bool((q[used] == q[used, :1]).all()) else None
+    unweighted = bool((w[ok] == 1.0).all())
     for d0 in range(0, draws, block):
         d = min(block, draws - d0)
         u = rng.random((d, len(used)))
@@ -149,6 +150,9 @@ def system_interval(
             text_draws = np.asarray((avg.T @ _draw(q, np.broadcast_to(used, u.shape), u).T).T)  # (d, texts)
         if resample_texts:
             pick = rng.integers(0, len(ok), size=(d, len(ok)))
+            if fixed is not None and unweighted:  # the same values, without a 2-D gather and products by 1
+                means[d0 : d0 + d] = fixed[pick].sum(axis=1) / float(len(ok))
+                continue
             text_draws = np.take_along_axis(text_draws, pick, axis=1)
             ww = w[ok][pick]
         else:

@@ -13,6 +13,7 @@ import contextlib
 import copy
 import os
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator, Sequence
 
@@ -200,16 +201,81 @@ def hidden_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
     """MiniLM's hidden states 0 to ``depth`` (0 = the embedding output) for a pass of
     ``input_ids`` that holds no padding: what ``model(input_ids, attention_mask=ones,
     output_hidden_states=True)`` returns, bit for bit (tests/test_learned_judge.py checks
-    it), computed by calling the embedding and the first ``depth`` layers directly. Without
-    padding no mask is needed, layers past ``depth`` and the pooler are not run, and
-    transformers' forward, which records every output, is skipped: 3-5% faster on the CPU
-    (``docs/development/performance.md``)."""
+    it). Without padding no mask is needed, layers past ``depth`` and the pooler are not
+    run, and transformers' forward, which records every output, is skipped.
+
+    The layers run as the same torch operations on their weights, in the same order, as
+    transformers' BERT modules with scaled-dot-product attention (:func:`_bert_states`),
+    without the modules' Python dispatch around each operation, so two passes at once wait
+    less for each other's Python: 1.04x on one thread and 1.16x with two passes at once in
+    one run of ``benchmarks/encoder_forward.py``
+    (``benchmarks/results/encoder_forward.md``). A model those operations do not reproduce bit
+    for bit (another attention, another transformers) runs its own embedding and layers
+    (:func:`_module_states`); the first pass of each model checks which."""
+    same = _BERT_OPS_MATCH.get(model)
+    if same is None:
+        import torch
+
+        probe = input_ids[:1, : min(int(input_ids.shape[1]), 8)]
+        try:
+            same = all(map(torch.equal, _bert_states(model, probe, depth), _module_states(model, probe, depth)))
+        except (AttributeError, TypeError, RuntimeError):  # not a BERT of this layout
+            same = False
+        _BERT_OPS_MATCH[model] = same
+    return (_bert_states if same else _module_states)(model, input_ids, depth)
+
+
+#: Per loaded model: whether :func:`_bert_states` reproduces its layers bit for bit.
+_BERT_OPS_MATCH: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _module_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
+    """:func:`hidden_states` by calling the model's embedding and layer modules."""
     import torch
 
     hidden = [model.embeddings(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids))]
     for layer in model.encoder.layer[:depth]:
         out = layer(hidden[-1])
         hidden.append(out[0] if isinstance(out, tuple) else out)  # a tuple in older transformers
+    return hidden
+
+
+def _bert_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
+    """:func:`hidden_states` as the torch operations of transformers' ``BertEmbeddings``,
+    ``BertSelfAttention`` (``sdpa``), ``BertSelfOutput``, ``BertIntermediate`` and
+    ``BertOutput`` applied to their weights (dropout is the identity at inference)."""
+    import torch
+    import torch.nn.functional as F
+
+    def norm(x: Any, ln: Any) -> Any:
+        return F.layer_norm(x, ln.normalized_shape, ln.weight, ln.bias, ln.eps)
+
+    emb = model.embeddings
+    rows, length = input_ids.shape
+    x = F.embedding(input_ids, emb.word_embeddings.weight)
+    x = x + F.embedding(torch.zeros_like(input_ids), emb.token_type_embeddings.weight)
+    x = norm(x + F.embedding(emb.position_ids[:, :length], emb.position_embeddings.weight), emb.LayerNorm)
+    hidden = [x]
+    for layer in model.encoder.layer[:depth]:
+        att = layer.attention.self
+        heads = (rows, length, -1, att.attention_head_size)
+        q, k, v = (
+            F.linear(x, lin.weight, lin.bias).view(heads).transpose(1, 2) for lin in (att.query, att.key, att.value)
+        )
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, scale=att.scaling, is_causal=False)
+        a = (
+            a.reshape(rows, -1, length, v.shape[-1])
+            .transpose(1, 2)
+            .contiguous()
+            .reshape(rows, length, -1)
+            .contiguous()
+        )
+        out = layer.attention.output
+        h = norm(F.linear(a, out.dense.weight, out.dense.bias) + x, out.LayerNorm)
+        mid = layer.intermediate
+        i = mid.intermediate_act_fn(F.linear(h, mid.dense.weight, mid.dense.bias))
+        x = norm(F.linear(i, layer.output.dense.weight, layer.output.dense.bias) + h, layer.output.LayerNorm)
+        hidden.append(x)
     return hidden
 
 
