@@ -160,6 +160,17 @@ def test_user_pages_speak_to_users():
     assert not found, "\n".join(found)
 
 
+def test_no_package_module_is_over_450_lines():
+    """Small modules with one job each: none of the package's modules (the evaluate module
+    script included) grows past 450 lines."""
+    sizes = {
+        str(path.relative_to(REPO)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (REPO / "arts_metric").rglob("*.py")
+    }
+    assert len(sizes) > 50 and "arts_metric/evaluate_module/arts.py" in sizes
+    assert {name: n for name, n in sizes.items() if n > 450} == {}
+
+
 def test_the_readme_is_short_and_the_moved_sections_live_in_docs():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 120

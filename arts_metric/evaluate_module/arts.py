@@ -1,10 +1,9 @@
 """ARTS: Assessing Readability & Text Simplicity, as a Hugging Face ``evaluate`` metric.
 
-Needs the ``arts-metric`` package (see its documentation: docs/install.md, "From a wheel"); once
-installed, ``arts register`` makes ``evaluate.load("arts")`` find this script.
-It is a thin shell around :func:`arts_metric.scoring.score_texts`. Its settings
-(pool, judge, formulas, placement, long texts, ...) and their defaults are
-:class:`arts_metric.config.ScoringConfig`'s, documented from there.
+Needs the ``arts-metric`` package (docs/install.md, "From a wheel"); once installed,
+``arts register`` makes ``evaluate.load("arts")`` find this script, a thin shell around
+:func:`arts_metric.scoring.score_texts`. Its settings (pool, judge, formulas, placement,
+long texts, ...) and their defaults are :class:`arts_metric.config.ScoringConfig`'s.
 
 Inputs are ``predictions``, optionally with ``sources`` and ``references``: one
 feature schema holds all three, and an input that is not given is stored as
@@ -30,16 +29,13 @@ What this script uses of ``evaluate``, and why:
   themselves (an empty text) consumes them, as in every ``evaluate`` module, so
   the next call starts afresh. Dropping evaluate's cache file at that point would
   take its private attributes; it stays in evaluate's metrics cache folder.
-- Public attributes read: ``num_process`` and ``process_id`` (the constructor's
-  arguments) and ``len(self)`` (the examples added), to name the process whose
-  inputs differ in a distributed run.
-- Private: ``evaluate.utils.file_utils.add_start_docstrings``, the decorator of
-  evaluate's own module template, so that ``help()`` shows the arguments below;
-  it is in every 0.4 release. And ``_feature_names``, which ``evaluate.combine``'s
-  ``add``/``add_batch`` read to look each input up among the user's arguments:
-  extended so that a missing ``sources`` fails with the fix in its ``KeyError``
-  (see :mod:`arts_metric.evaluate_module.names`). Nothing else: no cache file,
-  lock, writer or feature-inference internals.
+- Public attributes read: ``num_process``, ``process_id`` and ``len(self)`` (the
+  examples added), to name the process whose inputs differ in a distributed run.
+- Private: ``evaluate.utils.file_utils.add_start_docstrings`` (in every 0.4 release),
+  so that ``help()`` shows the arguments below, and ``_feature_names``, which
+  ``evaluate.combine`` reads to find each input among the user's arguments: extended
+  so that a missing ``sources`` fails with the fix in its ``KeyError``
+  (:mod:`arts_metric.evaluate_module.names`). No cache file, lock or writer internals.
 """
 
 import inspect
