@@ -159,8 +159,8 @@ def _recall(source: np.ndarray, output: np.ndarray) -> tuple[float, ...]:
 
 def _checks(outputs: list[np.ndarray], sources: list[np.ndarray]) -> pd.DataFrame:
     rows = [_recall(s, o) for o, s in zip(outputs, sources)]
-    columns = ["recall", "recall_head", "recall_tail", "head_over_tail_t", "recall_start", "new_start"]
-    frame = pd.DataFrame(rows, columns=columns + ["recall_end", "new_end"])
+    columns = ["recall", "recall_head", "recall_tail", "head_over_tail_t"]
+    frame = pd.DataFrame(rows, columns=columns + ["recall_start", "new_start", "recall_end", "new_end"])
     kept = {
         end: RECALL_SHARE * frame[f"recall_{end}"] + (1 - RECALL_SHARE) * frame[f"new_{end}"]
         for end in ("start", "end")
