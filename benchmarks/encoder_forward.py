@@ -67,8 +67,12 @@ def main() -> None:
             f"{modules:7.1f} texts/s: {bare / modules:.2f}x; embeddings equal bit for bit: {same}"
         )
         print(lines[-1], flush=True)
+    command = f"benchmarks/encoder_forward.py --n {args.n} --repeats {args.repeats}"
     text = (
-        "# Encoder passes: bare torch operations against transformers' modules\n\n```\n" + "\n".join(lines) + "\n```\n"
+        "# Encoder passes: bare torch operations against transformers' modules\n\n"
+        f"Printed by `.venv/bin/python {command} --write` (see the script's docstring).\n\n```\n"
+        + "\n".join(lines)
+        + "\n```\n"
     )
     if args.write:
         RESULTS.write_text(text, encoding="utf-8")

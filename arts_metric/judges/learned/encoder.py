@@ -207,8 +207,8 @@ def hidden_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
     The layers run as the same torch operations on their weights, in the same order, as
     transformers' BERT modules with scaled-dot-product attention (:func:`_bert_states`),
     without the modules' Python dispatch around each operation, so two passes at once wait
-    less for each other's Python: 1.04x on one thread and 1.16x with two passes at once in
-    one run of ``benchmarks/encoder_forward.py``
+    less for each other's Python: 1.04-1.06x on one thread and 1.08-1.16x with two passes at
+    once in three runs of ``benchmarks/encoder_forward.py``
     (``benchmarks/results/encoder_forward.md``). A model those operations do not reproduce bit
     for bit (another attention, another transformers) runs its own embedding and layers
     (:func:`_module_states`); the first pass of each model checks which."""
