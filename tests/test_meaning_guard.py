@@ -75,6 +75,20 @@ def test_checks_are_a_function_of_each_pair_alone():
     assert board.set_index("system").loc["cut", "meaning_kept"] == together["meaning_kept"].iloc[2]
 
 
+#: An abstract-like source that repeats its terms in both halves, and a simplification in other words.
+VITAMIN_D = (
+    "Researchers compared vitamin D supplements with placebo in older adults with osteoporosis to find out "
+    "whether vitamin D supplements prevent hip fractures in older adults. Twelve trials of vitamin D "
+    "supplements against placebo in 9,000 older adults with osteoporosis were included. Vitamin D "
+    "supplements did not reduce hip fractures compared with placebo in older adults with osteoporosis, and "
+    "kidney stones were slightly more common with vitamin D supplements."
+)
+VITAMIN_D_SIMPLER = (
+    "In twelve studies, elderly people with weak bones who took vitamin pills broke their hips just as often "
+    "as those who took dummy pills, and they got kidney stones a bit more often."
+)
+
+
 def _kept(row) -> float:
     start = RECALL_SHARE * row["recall_start"] + (1 - RECALL_SHARE) * row["new_start"]
     end = RECALL_SHARE * row["recall_end"] + (1 - RECALL_SHARE) * row["new_end"]
@@ -108,17 +122,7 @@ def test_terms_the_source_repeats_do_not_let_a_cut_claim_the_half_it_dropped():
     said word for word matches most of its second half, so the plain recall of the
     worse-kept half ranks the cut far above a simplification in other words; counting in each
     end only what the rest of the source does not already say ranks the cut below."""
-    source = (
-        "Researchers compared vitamin D supplements with placebo in older adults with osteoporosis to find out "
-        "whether vitamin D supplements prevent hip fractures in older adults. Twelve trials of vitamin D "
-        "supplements against placebo in 9,000 older adults with osteoporosis were included. Vitamin D "
-        "supplements did not reduce hip fractures compared with placebo in older adults with osteoporosis, and "
-        "kidney stones were slightly more common with vitamin D supplements."
-    )
-    simpler = (
-        "In twelve studies, elderly people with weak bones who took vitamin pills broke their hips just as often "
-        "as those who took dummy pills, and they got kidney stones a bit more often."
-    )
+    source, simpler = VITAMIN_D, VITAMIN_D_SIMPLER
     checks = meaning_checks([simpler, _first_half([source])[0]], [source, source])
     real, half = checks.iloc[0], checks.iloc[1]
     plain = {name: min(row["recall_head"], row["recall_tail"]) for name, row in (("real", real), ("half", half))}
@@ -132,17 +136,7 @@ def test_a_cut_past_the_middle_keeps_nothing_of_the_end():
     word pieces, and so part of a second half counted from the middle; the end (the last
     ``END_SHARE`` of pieces) stops short of the middle, so the cut still keeps nothing of it
     beyond what its beginning already says, and ranks below a real simplification."""
-    source = (
-        "Researchers compared vitamin D supplements with placebo in older adults with osteoporosis to find out "
-        "whether vitamin D supplements prevent hip fractures in older adults. Twelve trials of vitamin D "
-        "supplements against placebo in 9,000 older adults with osteoporosis were included. Vitamin D "
-        "supplements did not reduce hip fractures compared with placebo in older adults with osteoporosis, and "
-        "kidney stones were slightly more common with vitamin D supplements."
-    )
-    simpler = (
-        "In twelve studies, elderly people with weak bones who took vitamin pills broke their hips just as often "
-        "as those who took dummy pills, and they got kidney stones a bit more often."
-    )
+    source, simpler = VITAMIN_D, VITAMIN_D_SIMPLER
     words = source.split()
     cut = " ".join(words[: round(0.57 * len(words))])  # 57% of the words
     checks = meaning_checks([simpler, cut], [source, source])

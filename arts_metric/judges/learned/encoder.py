@@ -197,6 +197,10 @@ def _pooled_hidden_states(
     return out
 
 
+#: Per loaded model: whether :func:`_bert_states` reproduces its layers bit for bit.
+_BERT_OPS_MATCH: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
 def hidden_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
     """MiniLM's hidden states 0 to ``depth`` (0 = the embedding output) for a pass of
     ``input_ids`` that holds no padding: what ``model(input_ids, attention_mask=ones,
@@ -223,10 +227,6 @@ def hidden_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
             same = False
         _BERT_OPS_MATCH[model] = same
     return (_bert_states if same else _module_states)(model, input_ids, depth)
-
-
-#: Per loaded model: whether :func:`_bert_states` reproduces its layers bit for bit.
-_BERT_OPS_MATCH: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
 def _module_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
@@ -263,13 +263,7 @@ def _bert_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
             F.linear(x, lin.weight, lin.bias).view(heads).transpose(1, 2) for lin in (att.query, att.key, att.value)
         )
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, scale=att.scaling, is_causal=False)
-        a = (
-            a.reshape(rows, -1, length, v.shape[-1])
-            .transpose(1, 2)
-            .contiguous()
-            .reshape(rows, length, -1)
-            .contiguous()
-        )
+        a = a.transpose(1, 2).contiguous().reshape(rows, length, -1)  # (rows, length, heads * head size)
         out = layer.attention.output
         h = norm(F.linear(a, out.dense.weight, out.dense.bias) + x, out.LayerNorm)
         mid = layer.intermediate
