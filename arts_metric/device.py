@@ -16,7 +16,7 @@
   restores the caller's.
 
 The thread count never changes a score: every forward pass has a fixed shape
-(:func:`arts_metric.judges.learned.encoder.encoder_passes`) and runs on one torch
+(:func:`arts_metric.judges.learned.passes.encoder_passes`) and runs on one torch
 thread, so scores are the same bit for bit with 1, 2 or 4 threads
 (tests/test_device.py; a matrix kernel given several threads splits its sums by the
 thread count).

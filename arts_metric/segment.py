@@ -17,8 +17,10 @@ whole. How a text to score becomes judge units depends on ``long_texts``:
   characters, scored as the length-weighted mean of the units' scores.
 
 The default reads curly quotes as quotes (``He said: “Go.” Then ...`` ends a
-sentence after the closing quote); ``team`` and ``chunks`` keep the splitter of
-their releases (ASCII quotes only), so that they reproduce those releases' scores.
+sentence after the closing quote) and does not end a sentence at "et al.", at a title
+or place abbreviation before a name ("Gov. Hickenlooper", "Ft. Hood") or at a month
+before a date ("Feb. 1"); ``team`` and ``chunks`` keep the splitter of their releases
+(ASCII quotes only, fewer abbreviations), so that they reproduce those releases' scores.
 
 Sentence boundaries come from a small regular expression rather than a
 library: NLTK's punkt needs a download at run time (this package must work
@@ -41,33 +43,48 @@ _SENT_END_ASCII = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 # ” ’ », opening “ ‘ «); the end of a sentence, its closing quotes included, is the match.
 _SENT_END = re.compile(r"[.!?][\"')\]\u201d\u2019\u00bb]*(?=\s+[\"'(\[\u201c\u2018\u00ab]?[A-Z0-9])")
 _ABBREV_END = re.compile(r"(?:\b(?:Mr|Ms|Mrs|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|Fig|No|Vol|approx|U\.S|[A-Z])\.)$")
+# The default's further abbreviations (releases up to 0.4.0 cut after them): "et al.",
+# titles and place names that precede a name (Gov., Capt., Ft. or FT., Mt., ...), and
+# references (cf., Eq., Refs., pp.); a month (Jan. ... Dec.) only before a number.
+_ABBREV_END_MORE = re.compile(
+    r"(?:\bet al|\b(?:Gov|Capt|Sgt|Lt|Col|Gen|Sen|Rep|Rev|Adm|Cmdr|Maj|Ft|FT|Mt)"
+    r"|\b(?:cf|Eqs?|Figs|Refs?|Secs?|pp))\.$"
+)
+_MONTH_END = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$")
 _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
 
 
-def split_sentences(text: str, *, typographic_quotes: bool = True) -> list[str]:
+def split_sentences(text: str, *, legacy: bool = False) -> list[str]:
     """Split ``text`` into sentences (paragraph breaks always split); whitespace runs
     inside a sentence become one space.
 
-    ``typographic_quotes=False`` is the splitter of releases up to 0.2, which knew
-    ASCII quotes only (``long_texts="team"`` and ``"chunks"`` use it)."""
+    ``legacy=True`` is the splitter of releases up to 0.2, which knew ASCII quotes only
+    and the shorter list of abbreviations (``long_texts="team"`` and ``"chunks"`` use it,
+    so that they reproduce those releases' scores)."""
     out: list[str] = []
     for para in _PARAGRAPH.split(text):
         para = " ".join(para.split())
         if not para:
             continue
-        if typographic_quotes:
+        if not legacy:
             cuts = [0, *(m.end() for m in _SENT_END.finditer(para)), len(para)]
             pieces = [para[a:b].strip() for a, b in zip(cuts, cuts[1:]) if para[a:b].strip()]
         else:  # release 0.2's splitter: the closing quotes of a sentence were dropped with the space
             pieces = [p for p in _SENT_END_ASCII.split(para) if p.strip()]
         merged: list[str] = []
         for piece in pieces:
-            if merged and _ABBREV_END.search(merged[-1]):
+            if merged and (_ABBREV_END.search(merged[-1]) or not legacy and _glued(merged[-1], piece)):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
                 merged.append(piece)
         out.extend(m.strip() for m in merged)
     return out
+
+
+def _glued(piece: str, following: str) -> bool:
+    """Whether the default splitter reads ``piece``'s last full stop as an abbreviation's
+    (the cut before ``following`` is not a sentence end)."""
+    return bool(_ABBREV_END_MORE.search(piece) or (_MONTH_END.search(piece) and following[:1].isdigit()))
 
 
 def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
@@ -78,7 +95,7 @@ def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: i
         return [text]
     chunks: list[str] = []
     current = ""
-    for sentence in split_sentences(text, typographic_quotes=False):
+    for sentence in split_sentences(text, legacy=True):
         if current and len(current) + 1 + len(sentence) > chunk_chars:
             chunks.append(current)
             current = sentence
@@ -102,4 +119,4 @@ def team_units(text: str, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:
     (:func:`split_sentences` with ASCII quotes), one unit each."""
     if len(text) <= split_above:
         return [text]
-    return split_sentences(text, typographic_quotes=False) or [text]
+    return split_sentences(text, legacy=True) or [text]

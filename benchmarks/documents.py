@@ -163,7 +163,7 @@ def prefixes(text: str) -> list[list[str]]:
 
 
 def _sentence_count(text: str) -> tuple[int, int]:
-    return len(split_sentences(text)), len(split_sentences(text, typographic_quotes=False))
+    return len(split_sentences(text)), len(split_sentences(text, legacy=True))
 
 
 def edit_word(sentences: Sequence[str], op: str, rng: np.random.Generator, min_chars: int = 1) -> str | None:
@@ -914,7 +914,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
     out += _table(["measure", "Spearman (95% CI)", "criterion"], body)
     one = list(dict.fromkeys([*plan.arts94, *g["TLDRs"], *plan.long_sentences]))
     n_new = [len(split_sentences(t)) for t in one]
-    n_old = [len(split_sentences(t, typographic_quotes=False)) for t in one]
+    n_old = [len(split_sentences(t, legacy=True)) for t in one]
     both = [t for t, a, b in zip(one, n_new, n_old) if a == 1 and b == 1]
     # The default reads a text as its sentences, whitespace runs as one space: a one-sentence
     # text written with a run of spaces is read without it (its score moves by the judge's

@@ -1,17 +1,26 @@
-"""The judge's encoder passes as bare torch operations against the same passes calling
-transformers' BERT modules, measured in the same run.
+"""The judge's encoder passes three ways, measured in the same run: as it runs them (bare
+torch operations, passes of one shape stacked in one call), each pass alone, and each pass
+alone calling transformers' BERT modules.
 
     .venv/bin/python benchmarks/encoder_forward.py [--n 1000] [--repeats 6] [--write]
 
 Encodes ``n`` ARTS3000 texts (read from the ARTS data at run time) with
 :func:`arts_metric.judges.learned.sentence_embeddings`, the learned judge's
-batch-independent encoder, once with its layers run as bare torch operations on their
-weights (``encoder._bert_states``, what it uses when they reproduce the modules bit for
-bit) and once calling the modules (``encoder._module_states``), with one and with two
-passes at once (``workers``). The two are interleaved and the best of ``repeats`` is kept
-for each, so a noisy shared machine hurts them alike; the embeddings of both are checked
-to be equal bit for bit. ``--write`` also writes what it prints to
-``benchmarks/results/encoder_forward.md``.
+batch-independent encoder:
+
+- **stacked**: its layers as bare torch operations on their weights
+  (``encoder._bert_states``, what it uses when they reproduce the modules bit for bit),
+  consecutive passes of one shape computed in one call of up to 1,024 word pieces
+  (:func:`arts_metric.judges.learned.pass_groups`, what it does when its probe finds that
+  exact);
+- **each pass alone**: the same operations, one call per pass;
+- **modules, each pass alone**: calling the modules (``encoder._module_states``), one call
+  per pass;
+
+with one and with two passes (or stacked calls) at once (``workers``). The three are
+interleaved and the best of ``repeats`` is kept for each, so a noisy shared machine hurts
+them alike; their embeddings are checked to be equal bit for bit. ``--write`` also writes
+what it prints to ``benchmarks/results/encoder_forward.md``.
 """
 
 from __future__ import annotations
@@ -42,7 +51,12 @@ def main() -> None:
     args = parser.parse_args()
     texts = [row["text"] for row in arts_data.load_pool_rows("arts3000", args.data_dir)][: args.n]
     model = encoder.load_encoder("cpu")[0].auto_model
-    paths = {"bare torch operations": True, "transformers' modules": False}
+    # (bare torch operations, stacked calls) per path: what the probes would otherwise choose
+    paths = {
+        "stacked": (True, True),
+        "each pass alone": (True, False),
+        "modules, each pass alone": (False, False),
+    }
     lines = [
         f"{len(texts)} ARTS3000 texts, best of {args.repeats}, interleaved; load average "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -53,22 +67,28 @@ def main() -> None:
         values = {}
         for rep in range(args.repeats + 1):  # the first round warms up and is not counted
             for name in list(paths)[:: 1 if rep % 2 else -1]:
-                encoder._BERT_OPS_MATCH[model] = paths[name]  # the path the probe would otherwise choose
+                encoder._BERT_OPS_MATCH[model], encoder._STACKING_EXACT[model] = paths[name]
                 start = time.perf_counter()
                 values[name] = encoder.sentence_embeddings(texts, workers=workers)
                 if rep:
                     best[name] = min(best[name], time.perf_counter() - start)
-        same = np.array_equal(*values.values())
-        bare, modules = (len(texts) / best[name] for name in paths)
+        first = next(iter(values.values()))
+        same = all(np.array_equal(first, v) for v in values.values())
+        speed = {name: len(texts) / best[name] for name in paths}
         lines.append(
-            f"{workers} pass(es) at once: bare torch operations {bare:7.1f} texts/s, transformers' modules "
-            f"{modules:7.1f} texts/s: {bare / modules:.2f}x; embeddings equal bit for bit: {same}"
+            f"{workers} pass(es) at once: "
+            + ", ".join(f"{name} {speed[name]:7.1f} texts/s" for name in paths)
+            + "; stacked / each pass alone "
+            + f"{speed['stacked'] / speed['each pass alone']:.2f}x, "
+            + f"/ modules {speed['stacked'] / speed['modules, each pass alone']:.2f}x; "
+            + f"embeddings equal bit for bit: {same}"
         )
         print(lines[-1], flush=True)
     encoder._BERT_OPS_MATCH.pop(model)  # the next pass probes again
+    encoder._STACKING_EXACT.pop(model)
     command = f"benchmarks/encoder_forward.py --n {args.n} --repeats {args.repeats}"
     text = (
-        "# Encoder passes: bare torch operations against transformers' modules\n\n"
+        "# Encoder passes: stacked, alone, and calling transformers' modules\n\n"
         f"Printed by `.venv/bin/python {command} --write` (see the script's docstring).\n\n```\n"
         + "\n".join(lines)
         + "\n```\n"

@@ -91,8 +91,8 @@ def test_word_edits_leave_first_words_and_sentences_and_change_one_word(texts, o
             after = split_sentences(edited)
             before = " ".join(pre)
             assert len(after) == len(pre) == len(split_sentences(before))
-            ascii_quotes = len(split_sentences(before, typographic_quotes=False))  # release 0.2's splitter
-            assert len(split_sentences(edited, typographic_quotes=False)) == ascii_quotes
+            ascii_quotes = len(split_sentences(before, legacy=True))  # release 0.2's splitter
+            assert len(split_sentences(edited, legacy=True)) == ascii_quotes
             assert [s.split()[0] for s in after] == [s.split()[0] for s in pre]
             assert [s.split()[-1] for s in after] == [s.split()[-1] for s in pre]
             assert len(words(edited)) == len(words(before)) + step

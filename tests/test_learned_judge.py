@@ -533,3 +533,60 @@ def test_gpu_passes_hold_at_most_32_texts_of_one_length_whatever_the_batch():
     assert [real for real, rows in passes if lengths[rows[0]] == 10] == [32, 32, 32, 4]
     alone = learned.encoder_passes([10], device="cuda")
     assert alone == [(1, [0] * 32)]  # the same shape as in any batch
+
+
+def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only():
+    """Consecutive passes of one shape (texts of one length) of 16 word pieces or more are
+    computed in one call of at most 1,024 word pieces on the CPU; on a GPU and in int8 every
+    pass runs alone."""
+    lengths = [10] * 150 + [3] * 12 + [11] * 2 + [200] * 3
+    passes = learned.encoder_passes(lengths)
+    groups = learned.pass_groups(passes, lengths)
+    assert [p for g in groups for p in g] == passes  # the same passes, in order
+    for group in groups:
+        shapes = {(len(rows), lengths[rows[0]]) for _, rows in group}
+        assert len(shapes) == 1
+        rows, length = shapes.pop()
+        assert len(group) * rows * length <= 1024 or len(group) == 1
+        if rows * length < 16:
+            assert len(group) == 1  # under the small-matrix size: alone
+    by_length = {lengths[g[0][1][0]]: [] for g in groups}
+    for g in groups:
+        by_length[lengths[g[0][1][0]]].append(len(g))
+    assert by_length == {3: [1, 1, 1], 10: [25, 13], 11: [1], 200: [3]}  # 38 passes of 4 x 10 pieces
+    for device, precision in (("cuda", "fp32"), ("cpu", "int8")):
+        passes = learned.encoder_passes(lengths, device, precision)
+        assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, device, precision))
+
+
+def test_stacked_passes_give_each_text_the_bits_of_its_pass_alone(monkeypatch):
+    """Texts of one length fill many passes; computed stacked (when the probe finds stacking
+    exact on this machine) each text keeps the bits it gets alone, and a model whose stacked
+    passes differ from its passes alone runs every pass alone."""
+    from arts_metric.judges.learned import encoder
+
+    words = ["cat", "dog", "man", "car", "sun", "tree", "bird", "fish", "book", "door", "ship", "road"]
+    texts = [f"The {a} saw a {b} today." for a in words for b in words[:6]]
+    tok = learned.load_encoder("cpu").tokenizer
+    assert len({len(ids) for ids in tok(texts)["input_ids"]}) == 1  # one length: 18 passes of 4
+    calls = []
+    real_states = encoder.hidden_states
+    monkeypatch.setattr(encoder, "hidden_states", lambda m, ids, d: calls.append(len(ids)) or real_states(m, ids, d))
+    together = learned.sentence_embeddings(texts, workers=2)
+    model = learned.load_encoder("cpu")[0].auto_model
+    if encoder._STACKING_EXACT[model]:
+        assert max(calls) > 4  # passes of 4 texts were stacked
+    for i in (0, 5, 40, len(texts) - 1):
+        np.testing.assert_array_equal(learned.sentence_embeddings([texts[i]]), together[i : i + 1])
+
+    # A model whose outputs depend on how many rows share a call: the probe says so.
+    monkeypatch.setattr(encoder, "_STACKING_EXACT", __import__("weakref").WeakKeyDictionary())
+    monkeypatch.setattr(
+        encoder, "hidden_states", lambda m, ids, d: [h + 1e-3 * len(ids) for h in real_states(m, ids, d)]
+    )
+    calls.clear()
+    assert encoder._stacking_exact(model) is False
+    wrapped = encoder.hidden_states
+    monkeypatch.setattr(encoder, "hidden_states", lambda m, ids, d: calls.append(len(ids)) or wrapped(m, ids, d))
+    learned.sentence_embeddings(texts)
+    assert calls and max(calls) == 4  # every pass alone

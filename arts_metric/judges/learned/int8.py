@@ -11,16 +11,17 @@ process loads it in well under a second. Nothing is downloaded.
 Batch independence: dynamic quantization takes each activation's scale from the
 whole tensor of a forward pass, so two texts sharing a pass would change each
 other's values. Every int8 pass therefore holds one text
-(:func:`arts_metric.judges.learned.encoder.encoder_passes`), and runs on one ONNX
+(:func:`arts_metric.judges.learned.passes.encoder_passes`), and runs on one ONNX
 Runtime thread; passes run at once in Python threads, so the thread count changes no
 value either (``tests/test_precision.py`` checks both bit for bit).
 
 Why ONNX Runtime (``benchmarks/int8_runtimes.py``, 1,000 ARTS3000 texts, 2 quiet cores,
 both runtimes one text per pass): torch's own dynamic quantization
-(``torch.ao.quantization.quantize_dynamic``, weights per output channel) encoded at 0.94x
-the texts per second of sentence-transformers' fp32 ``encode`` and moved ``arts`` by up to
-.084 (mean .015); ONNX Runtime encoded at 4.0x and moved it by up to .036 (mean .008). It is
-faster and closer, and torch's eager quantization is deprecated.
+(``torch.ao.quantization.quantize_dynamic``, weights per output channel) encoded at
+0.69-0.94x the texts per second of sentence-transformers' fp32 ``encode`` and moved ``arts``
+by up to .084 (mean .015); ONNX Runtime encoded at 2.4-4.0x and moved it by up to .036
+(mean .008), in two runs. It is faster and closer, and torch's eager quantization is
+deprecated.
 
 No int8 scheme tried kept ``arts`` within .005 of fp32: the learned judge's kernel head
 reads small moves of the embedding. With fp32 activations, int8 weights alone (per output
