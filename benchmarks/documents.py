@@ -39,7 +39,8 @@ Rules compared (learned judge, ``learned-1``, pool ``arts3000``, exhaustive plac
   characters is cut into its sentences (ASCII-quote splitter) and rated as their
   Bradley-Terry team (strengths summed);
 - ``0.3 (default)``: ``long_texts="mean"``: every text is cut into its sentences
-  (typographic quotes read) and rated as the mean of their ``arts_elo`` weighted by words.
+  (typographic quotes and more abbreviations read) and rated as the mean of their
+  ``arts_elo`` weighted by words.
 
 Sets (read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR``, and the ARTS data
 folder; no text is stored in the repository or printed):
@@ -932,7 +933,7 @@ def report(plan: Plan, values: dict[str, dict[str, float]], p: dict[str, dict]) 
         "Sentences untouched: the largest |arts(0.3 default) - arts(0.2 team)| over the one-sentence texts scored "
         f"(ARTS94 texts, TLDRs and the {LONG_SENTENCE_WORDS}+-word sentences that are one sentence; should be 0: "
         "a one-sentence text keeps its sentence's score). The two rules split with different splitters (0.3 reads "
-        "typographic quotes), and the default reads runs of spaces as one space.",
+        "typographic quotes and more abbreviations), and the default reads runs of spaces as one space.",
         "",
     ]
     out += _table(
