@@ -19,8 +19,10 @@ whole. How a text to score becomes judge units depends on ``long_texts``:
 The default reads curly quotes as quotes (``He said: “Go.” Then ...`` ends a
 sentence after the closing quote) and does not end a sentence at "et al.", at a title
 or place abbreviation before a name ("Gov. Hickenlooper", "Ft. Hood") or at a month
-before a date ("Feb. 1"); ``team`` and ``chunks`` keep the splitter of their releases
-(ASCII quotes only, fewer abbreviations), so that they reproduce those releases' scores.
+before a date ("Feb. 1"), but does after an abbreviation or initial followed by a word
+that starts sentences ("... hepatitis C. This review ..."); ``team`` and ``chunks`` keep
+the splitter of their releases (ASCII quotes only, fewer abbreviations, no such words),
+so that they reproduce those releases' scores.
 
 Sentence boundaries come from a small regular expression rather than a
 library: NLTK's punkt needs a download at run time (this package must work
@@ -51,6 +53,13 @@ _ABBREV_END_MORE = re.compile(
     r"|\b(?:cf|Eqs?|Figs|Refs?|Secs?|pp))\.$"
 )
 _MONTH_END = re.compile(r"\b(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$")
+# Words that start a sentence and hardly ever follow an abbreviation or an initial inside
+# one: before them the default ends the sentence ("... hepatitis C. This review ...",
+# "... in the U.S. The study ..."), where release 0.2's splitter glued the two.
+_STARTS_SENTENCE = re.compile(
+    r"[\"'(\[\u201c\u2018\u00ab]?(?:The|This|These|That|Those|It|Its|We|Our|They|Their|He|His|She|Her|There"
+    r"|In|On|At|For|However|A|An|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)\b(?!\.)"
+)
 _PARAGRAPH = re.compile(r"\n\s*\n|\r\n\s*\r\n")
 
 
@@ -73,7 +82,7 @@ def split_sentences(text: str, *, legacy: bool = False) -> list[str]:
             pieces = [p for p in _SENT_END_ASCII.split(para) if p.strip()]
         merged: list[str] = []
         for piece in pieces:
-            if merged and (_ABBREV_END.search(merged[-1]) or not legacy and _glued(merged[-1], piece)):
+            if merged and _continues(merged[-1], piece, legacy):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
                 merged.append(piece)
@@ -81,10 +90,21 @@ def split_sentences(text: str, *, legacy: bool = False) -> list[str]:
     return out
 
 
-def _glued(piece: str, following: str) -> bool:
-    """Whether the default splitter reads ``piece``'s last full stop as an abbreviation's
-    (the cut before ``following`` is not a sentence end)."""
-    return bool(_ABBREV_END_MORE.search(piece) or (_MONTH_END.search(piece) and following[:1].isdigit()))
+def _continues(piece: str, following: str, legacy: bool) -> bool:
+    """Whether the cut between ``piece`` and ``following`` is not a sentence end: ``piece``
+    ends in an abbreviation or an initial. The default's further abbreviations, and a word
+    that starts sentences after them ("... hepatitis C. This review ..." ends a sentence;
+    "I. A storm ...", a piece that is the abbreviation alone, never does), are not
+    ``legacy``'s."""
+    if legacy:
+        return bool(_ABBREV_END.search(piece))
+    if " " in piece and _STARTS_SENTENCE.match(following):
+        return False
+    return bool(
+        _ABBREV_END.search(piece)
+        or _ABBREV_END_MORE.search(piece)
+        or (_MONTH_END.search(piece) and following[:1].isdigit())
+    )
 
 
 def chunk_text(text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS, split_above: int = DEFAULT_SPLIT_ABOVE) -> list[str]:

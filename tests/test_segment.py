@@ -46,3 +46,17 @@ def test_legacy_splitter_keeps_release_0_2_boundaries():
         "(2016) agree.",
     ]
     assert split_sentences(text) == ["Democratic Gov. John Hickenlooper signed it.", "Smith et al. (2016) agree."]
+
+
+def test_a_word_that_starts_sentences_ends_one_after_an_abbreviation_or_initial():
+    text = (
+        "We included adults with chronic hepatitis C. This review found three trials, etc. "
+        "However, Dr. Smith and J. R. Doe disagree. I. A storm moved west on Sept. 9."
+    )
+    assert split_sentences(text) == [
+        "We included adults with chronic hepatitis C.",
+        "This review found three trials, etc.",
+        "However, Dr. Smith and J. R. Doe disagree.",
+        "I. A storm moved west on Sept. 9.",  # "I." alone is a list's number, not a sentence
+    ]
+    assert split_sentences(text, legacy=True)[0].startswith("We included adults with chronic hepatitis C. This review")
