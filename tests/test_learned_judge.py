@@ -7,6 +7,7 @@ import hashlib
 import json
 import shutil
 import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from scipy.special import expit
 from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
+from arts_metric.device import limit_threads
 from arts_metric.elo import ratings_from_history
 from arts_metric.features import FEATURE_NAMES, text_features
 from arts_metric.judges import PointwiseJudge, get_judge, learned
@@ -541,7 +543,7 @@ def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only(
     pass runs alone."""
     lengths = [10] * 150 + [3] * 12 + [11] * 2 + [200] * 3
     passes = learned.encoder_passes(lengths)
-    groups = learned.pass_groups(passes, lengths)
+    groups = learned.pass_groups(passes, lengths, learned.stack_budget("cpu", "fp32"))
     assert [p for g in groups for p in g] == passes  # the same passes, in order
     for group in groups:
         shapes = {(len(rows), lengths[rows[0]]) for _, rows in group}
@@ -556,7 +558,7 @@ def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only(
     assert by_length == {3: [1, 1, 1], 10: [25, 13], 11: [1], 200: [3]}  # 38 passes of 4 x 10 pieces
     for device, precision in (("cuda", "fp32"), ("cpu", "int8")):
         passes = learned.encoder_passes(lengths, device, precision)
-        assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, device, precision))
+        assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, learned.stack_budget(device, precision)))
 
 
 def test_stacked_passes_give_each_text_the_bits_of_its_pass_alone(monkeypatch):
@@ -569,18 +571,20 @@ def test_stacked_passes_give_each_text_the_bits_of_its_pass_alone(monkeypatch):
     texts = [f"The {a} saw a {b} today." for a in words for b in words[:6]]
     tok = learned.load_encoder("cpu").tokenizer
     assert len({len(ids) for ids in tok(texts)["input_ids"]}) == 1  # one length: 18 passes of 4
+    model = learned.load_encoder("cpu")[0].auto_model
+    with limit_threads(1):
+        encoder._stacking_exact(model)  # its probe's stacked calls are not counted below
     calls = []
     real_states = encoder.hidden_states
     monkeypatch.setattr(encoder, "hidden_states", lambda m, ids, d: calls.append(len(ids)) or real_states(m, ids, d))
     together = learned.sentence_embeddings(texts, workers=2)
-    model = learned.load_encoder("cpu")[0].auto_model
     if encoder._STACKING_EXACT[model]:
         assert max(calls) > 4  # passes of 4 texts were stacked
     for i in (0, 5, 40, len(texts) - 1):
         np.testing.assert_array_equal(learned.sentence_embeddings([texts[i]]), together[i : i + 1])
 
     # A model whose outputs depend on how many rows share a call: the probe says so.
-    monkeypatch.setattr(encoder, "_STACKING_EXACT", __import__("weakref").WeakKeyDictionary())
+    monkeypatch.setattr(encoder, "_STACKING_EXACT", weakref.WeakKeyDictionary())
     monkeypatch.setattr(
         encoder, "hidden_states", lambda m, ids, d: [h + 1e-3 * len(ids) for h in real_states(m, ids, d)]
     )

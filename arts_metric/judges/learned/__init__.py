@@ -55,7 +55,7 @@ from arts_metric.judges.learned.model import (
     default_weights_dir,
     load_model,
 )
-from arts_metric.judges.learned.passes import PASS_PIECES, encoder_passes, pass_groups
+from arts_metric.judges.learned.passes import PASS_PIECES, encoder_passes, pass_groups, stack_budget
 
 __all__ = [
     "CLOSE_FEATURE_NAMES",
@@ -81,5 +81,6 @@ __all__ = [
     "load_model",
     "pass_groups",
     "sentence_embeddings",
+    "stack_budget",
     "word_overlap",
 ]

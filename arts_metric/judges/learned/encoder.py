@@ -22,7 +22,7 @@ import numpy as np
 
 from arts_metric.device import limit_threads
 from arts_metric.judges.learned.int8 import check_precision, int8_forward
-from arts_metric.judges.learned.passes import _pass_rows, encoder_passes, pass_groups
+from arts_metric.judges.learned.passes import STACK_PIECES, _pass_rows, encoder_passes, pass_groups, stack_budget
 
 MAX_WORD_PIECES = 254
 EMBED_DIM = 384
@@ -121,24 +121,25 @@ def _stacking_exact(model: Any) -> bool:
     """Whether :func:`hidden_states` of passes stacked in one call equals, bit for bit, that
     of each pass alone for ``model`` on this machine, checked once per model on the
     calling thread's torch threads (one, in :func:`_passes`), on probe passes from the
-    smallest stacked (16 word pieces) to 512 word pieces in one call: every layer of the
-    smallest, the embedding and first layer of the others (every layer runs the same
-    operations on matrices of the same shapes)."""
+    smallest stacked (16 word pieces) to the CPU's whole budget (1,024 word pieces) in one
+    call: every layer of the smallest, the embedding and first layer of the others (every
+    layer runs the same operations on matrices of the same shapes)."""
     same = _STACKING_EXACT.get(model)
     if same is None:
         import torch
 
         vocab = int(model.embeddings.word_embeddings.weight.shape[0])
-        same = True
+
+        def stacks_exactly(length: int, stacked: int, depth: int) -> bool:
+            rows = _pass_rows(length)
+            ids = (torch.arange(stacked * rows * length).reshape(stacked * rows, length) * 7919 + 1000) % vocab
+            alone = [hidden_states(model, ids[k * rows : (k + 1) * rows], depth) for k in range(stacked)]
+            together = hidden_states(model, ids, depth)
+            return all(torch.equal(torch.cat([a[i] for a in alone]), together[i]) for i in range(depth + 1))
+
+        probes = ((4, 2, len(model.encoder.layer)), (9, 3, 1), (33, 2, 1), (128, STACK_PIECES["cpu"] // 128, 1))
         with torch.inference_mode():
-            for length, stacked, depth in ((4, 2, len(model.encoder.layer)), (9, 3, 1), (33, 2, 1), (128, 4, 1)):
-                rows = _pass_rows(length)
-                ids = (torch.arange(stacked * rows * length).reshape(stacked * rows, length) * 7919 + 1000) % vocab
-                alone = [hidden_states(model, ids[k * rows : (k + 1) * rows], depth) for k in range(stacked)]
-                together = hidden_states(model, ids, depth)
-                same = same and all(
-                    torch.equal(torch.cat([a[i] for a in alone]), together[i]) for i in range(depth + 1)
-                )
+            same = all(stacks_exactly(*probe) for probe in probes)
         _STACKING_EXACT[model] = same
     return same
 
@@ -312,10 +313,10 @@ def _passes(
         )
         if device == "cpu":
             stack.enter_context(limit_threads(1))  # before any pass starts
-        if precision == "fp32" and device == "cpu" and _stacking_exact(model):
-            groups = pass_groups(passes, lengths, device, precision)
-        else:
-            groups = [[one_pass] for one_pass in passes]
+        budget = stack_budget(device, precision)
+        if budget and not _stacking_exact(model):
+            budget = 0
+        groups = pass_groups(passes, lengths, budget)
         if device == "cpu" and workers > 1:
             results = stack.enter_context(ThreadPoolExecutor(max_workers=workers)).map(run, groups)
         else:

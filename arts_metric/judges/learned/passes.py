@@ -62,31 +62,32 @@ STACK_PIECES = {"cpu": 1024, "cuda": 0}
 STACK_MIN_PIECES = 16
 
 
+def stack_budget(device: str = "cpu", precision: str = "fp32") -> int:
+    """The most word pieces :func:`pass_groups` stacks in one call on ``device`` in
+    ``precision``: ``STACK_PIECES`` of the device kind in fp32, 0 (every pass alone) in int8,
+    whose activation scales span the whole call."""
+    return STACK_PIECES[device.split(":")[0]] if precision == "fp32" else 0
+
+
 def pass_groups(
-    passes: Sequence[tuple[int, list[int]]], lengths: Sequence[int], device: str = "cpu", precision: str = "fp32"
+    passes: Sequence[tuple[int, list[int]]], lengths: Sequence[int], budget: int
 ) -> list[list[tuple[int, list[int]]]]:
     """:func:`encoder_passes` cut into the groups computed in one call: consecutive passes of
     one shape (texts of one length, as many rows) of at least ``STACK_MIN_PIECES`` word
-    pieces, stacked up to ``STACK_PIECES``; one pass a group on a GPU and in int8 (its
-    activation scales span the whole call).
+    pieces, stacked up to ``budget`` word pieces (:func:`stack_budget`; 0: every pass alone).
 
     Stacking gives each row the bits of its pass computed alone when the matrix kernels'
     sums along a row do not depend on how many rows there are, as with CPU kernels on one
     thread past their small-matrix path; the encoder checks it once per model
     (``encoder._stacking_exact``) and otherwise computes every pass alone."""
-    budget = STACK_PIECES[device.split(":")[0]] if precision == "fp32" else 0
     groups: list[list[tuple[int, list[int]]]] = []
+    last_shape = None
     for one_pass in passes:
-        pieces = len(one_pass[1]) * int(lengths[one_pass[1][0]])
-        last = groups[-1] if groups else None
-        if (
-            last is not None
-            and pieces >= STACK_MIN_PIECES
-            and len(last[0][1]) == len(one_pass[1])
-            and int(lengths[last[0][1][0]]) == int(lengths[one_pass[1][0]])
-            and (len(last) + 1) * pieces <= budget
-        ):
-            last.append(one_pass)
+        shape = (len(one_pass[1]), int(lengths[one_pass[1][0]]))
+        pieces = shape[0] * shape[1]
+        if shape == last_shape and pieces >= STACK_MIN_PIECES and (len(groups[-1]) + 1) * pieces <= budget:
+            groups[-1].append(one_pass)
         else:
             groups.append([one_pass])
+            last_shape = shape
     return groups
