@@ -1,20 +1,28 @@
-"""int8 MiniLM for the learned judge: two runtimes against fp32, on speed and on ``arts``.
+"""int8 MiniLM for the learned judge: three int8 encoders against fp32, on speed and on ``arts``.
 
     .venv/bin/python benchmarks/int8_runtimes.py [--n 1000] [--repeats 3] [--write]
 
-On ``n`` ARTS3000 texts (the same draw as ``benchmarks/throughput.py``), each runtime
-encodes one text per forward pass (int8's activation scales are taken over the whole
-pass, so a pass of several texts would make them change each other's values), one
-thread per pass, as many passes at once as there are cores:
+On ``n`` ARTS3000 texts (the same draw as ``benchmarks/throughput.py``), one thread per
+pass, as many passes at once as there are cores:
 
-- ``torch``: torch's own dynamic quantization (``torch.ao.quantization.quantize_dynamic``
-  on every ``nn.Linear``, weights per output channel);
-- ``onnxruntime``: what ``precision="int8"`` runs (:mod:`arts_metric.judges.learned.int8`:
-  ONNX export, ONNX Runtime's dynamic quantization, weights per output channel).
+- ``torch, dynamic``: torch's own dynamic quantization
+  (``torch.ao.quantization.quantize_dynamic`` on every ``nn.Linear``, weights per output
+  channel);
+- ``onnxruntime, dynamic``: ONNX export and ONNX Runtime's dynamic quantization (weights
+  per output channel, activations per tensor), what ``precision="int8"`` ran up to
+  release 0.4.1;
+- ``onnxruntime, 8-bit blocks``: what ``precision="int8"`` runs
+  (:mod:`arts_metric.judges.learned.int8`: the same export, ONNX Runtime's block quantizer,
+  8-bit weights and activations in blocks of 32).
+
+The two dynamic encoders take one text per forward pass: their activation scales are
+taken over the whole pass, so a pass of several texts would make them change each
+other's values. The 8-bit blocks' scales belong to one row, so texts of one length share
+a call (the script checks that each text keeps the bits it gets alone).
 
 Speed: sentence embeddings per second against bare fp32 encoding (sentence-transformers'
 ``encode``, padded batches of 64), interleaved, best of ``repeats``. Accuracy: ``arts`` of
-``compute`` at its defaults with each runtime against fp32 (largest and mean absolute
+``compute`` at its defaults with each encoder against fp32 (largest and mean absolute
 difference over the ``n`` texts), and the Spearman correlation of ``arts`` with the ARTS94
 human majority (as ``benchmarks/learned_judge_accuracy.py`` scores it). ``--write`` also
 writes ``benchmarks/results/int8_runtimes.md``.
@@ -25,6 +33,7 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import tempfile
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -73,6 +82,57 @@ def torch_int8_embeddings(model, texts: list[str], workers: int) -> np.ndarray:
     return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
 
 
+def dynamic_ort_session():
+    """ONNX Runtime session (one thread) of MiniLM quantized dynamically (weights per
+    output channel, activations to uint8 per tensor at run time)."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from arts_metric.judges.learned.encoder import transformer
+    from arts_metric.judges.learned.int8 import _export
+
+    with tempfile.TemporaryDirectory() as work:
+        fp32, int8 = Path(work) / "fp32.onnx", Path(work) / "int8.onnx"
+        _export(transformer(6, "cpu"), 6, fp32)
+        quantize_dynamic(
+            str(fp32),
+            str(int8),
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+            extra_options={"MatMulConstBOnly": True},  # attention's activation products stay fp32
+        )
+        model = int8.read_bytes()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def dynamic_ort_embeddings(session, texts: list[str], workers: int) -> np.ndarray:
+    """Sentence embeddings (mean of the last layer, unit length) from ``session``, one text per pass."""
+    enc = load_encoder("cpu")
+    ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
+
+    def one(row: list[int]) -> np.ndarray:
+        (last,) = session.run(["h6"], {"input_ids": np.array([row], dtype=np.int64)})
+        return last[0].mean(axis=0)
+
+    with ThreadPoolExecutor(workers) as pool:
+        mean = np.stack(list(pool.map(one, ids)))
+    return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
+
+
+class DynamicOrtJudge(LearnedJudge):
+    """The learned judge (learned-1) reading ONNX Runtime's dynamically quantized MiniLM."""
+
+    def __init__(self, session) -> None:
+        super().__init__(device="cpu")
+        self.session = session
+
+    def embed(self, texts):
+        return dynamic_ort_embeddings(self.session, list(texts), self.threads_in_use)
+
+
 class TorchInt8Judge(LearnedJudge):
     """The learned judge (learned-1) reading torch's int8 MiniLM."""
 
@@ -98,14 +158,24 @@ def main() -> None:
     texts = [rows[i]["text"] for i in rng.choice(len(rows), size=args.n, replace=False)]
     workers = usable_cores()
     model = torch_int8_model()
-    judges = {"fp32": LearnedJudge(device="cpu"), "torch": TorchInt8Judge(model)}
-    judges["onnxruntime"] = LearnedJudge(device="cpu", precision="int8")
+    dynamic = dynamic_ort_session()
+    judges = {
+        "fp32": LearnedJudge(device="cpu"),
+        "torch, dynamic": TorchInt8Judge(model),
+        "onnxruntime, dynamic": DynamicOrtJudge(dynamic),
+        "onnxruntime, 8-bit blocks": LearnedJudge(device="cpu", precision="int8"),
+    }
+    blocks = sentence_embeddings(texts, workers=workers, precision="int8")
+    same_bits = all(
+        np.array_equal(sentence_embeddings([texts[i]], precision="int8")[0], blocks[i]) for i in range(0, args.n, 10)
+    )
 
     encoders = {
         "bare fp32 encode": lambda: embed_texts(texts),
         "fp32 (judge's passes)": lambda: sentence_embeddings(texts, workers=workers),
-        "torch": lambda: torch_int8_embeddings(model, texts, workers),
-        "onnxruntime": lambda: sentence_embeddings(texts, workers=workers, precision="int8"),
+        "torch, dynamic": lambda: torch_int8_embeddings(model, texts, workers),
+        "onnxruntime, dynamic": lambda: dynamic_ort_embeddings(dynamic, texts, workers),
+        "onnxruntime, 8-bit blocks": lambda: sentence_embeddings(texts, workers=workers, precision="int8"),
     }
     for run in encoders.values():  # warm-up (and the int8 model's first build)
         run()
@@ -126,13 +196,14 @@ def main() -> None:
         rho = {k: spearmanr(score_texts(t94, judge=j, formulas=[])["arts"], human)[0] for k, j in judges.items()}
 
     lines = [
-        "# int8 MiniLM: torch against ONNX Runtime",
+        "# int8 MiniLM: torch and ONNX Runtime against fp32",
         "",
         f"`python benchmarks/int8_runtimes.py --n {args.n} --repeats {args.repeats}`: {args.n} ARTS3000 texts, "
-        f"{workers} CPU cores (load average {load:.1f} at the start), one text per int8 pass, one thread per pass, "
+        f"{workers} CPU cores (load average {load:.1f} at the start), one text per pass in the dynamic encoders, one thread per pass, "
         f"{workers} passes at once; best of {args.repeats}, interleaved. Sentence embeddings per second against "
         "bare fp32 encoding (sentence-transformers' `encode`); `arts` of `compute` at its defaults against fp32; "
-        "Spearman of `arts` with the ARTS94 human majority.",
+        'Spearman of `arts` with the ARTS94 human majority. 8-bit blocks (`precision="int8"`): texts of one '
+        f"length share a call; every tenth text's embedding equal bit for bit to the text encoded alone: {same_bits}.",
         "",
         "| encoder | texts/s | / bare fp32 | max \\|Δ arts\\| | mean \\|Δ arts\\| | ARTS94 Spearman |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",

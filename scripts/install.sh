@@ -17,7 +17,7 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     # which pip would fill with the much larger CUDA build).
     .venv/bin/python -m pip install --quiet "torch==2.13.0"
     # precision="int8" (the `int8` extra, in [all]): pinned to the versions its measured bound was taken with.
-    .venv/bin/python -m pip install --quiet "onnxruntime==1.31.1" "onnx==1.23.2"
+    .venv/bin/python -m pip install --quiet "onnxruntime==1.31.1" "onnx==1.23.2" "onnx_ir==1.1.0"
     # [test] includes [all], hence the `ray` extra (ray[data], ~240 MB): the Ray tests run on a local cluster.
     .venv/bin/python -m pip install --quiet -e ".[test,docs]"
     # The oldest evaluate release pyproject.toml allows, beside the venv's newest: the

@@ -539,8 +539,8 @@ def test_gpu_passes_hold_at_most_32_texts_of_one_length_whatever_the_batch():
 
 def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only():
     """Consecutive passes of one shape (texts of one length) of 16 word pieces or more are
-    computed in one call of at most 1,024 word pieces on the CPU; on a GPU and in int8 every
-    pass runs alone."""
+    computed in one call of at most 1,024 word pieces on the CPU (in int8 too, one text a
+    pass); on a GPU every pass runs alone."""
     lengths = [10] * 150 + [3] * 12 + [11] * 2 + [200] * 3
     passes = learned.encoder_passes(lengths)
     groups = learned.pass_groups(passes, lengths, learned.stack_budget("cpu", "fp32"))
@@ -556,9 +556,14 @@ def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only(
     for g in groups:
         by_length[lengths[g[0][1][0]]].append(len(g))
     assert by_length == {3: [1, 1, 1], 10: [25, 13], 11: [1], 200: [3]}  # 38 passes of 4 x 10 pieces
-    for device, precision in (("cuda", "fp32"), ("cpu", "int8")):
-        passes = learned.encoder_passes(lengths, device, precision)
-        assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, learned.stack_budget(device, precision)))
+    passes = learned.encoder_passes(lengths, "cuda")
+    assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, learned.stack_budget("cuda")))
+    passes = learned.encoder_passes(lengths, "cpu", "int8")
+    groups = learned.pass_groups(passes, lengths, learned.stack_budget("cpu", "int8"))
+    by_length = {lengths[g[0][1][0]]: [] for g in groups}
+    for g in groups:
+        by_length[lengths[g[0][1][0]]].append(len(g))
+    assert by_length == {3: [1] * 12, 10: [1] * 150, 11: [1, 1], 200: [3]}  # 200 x 1 rows: 3 a call
 
 
 def test_stacked_passes_give_each_text_the_bits_of_its_pass_alone(monkeypatch):

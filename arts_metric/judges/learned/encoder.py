@@ -117,27 +117,39 @@ def embed_texts(texts: Sequence[str], device: str = "cpu", batch_size: int = 64,
 _STACKING_EXACT: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
-def _stacking_exact(model: Any) -> bool:
-    """Whether :func:`hidden_states` of passes stacked in one call equals, bit for bit, that
+def _stacking_exact(model: Any, precision: str = "fp32", depth: int = 0) -> bool:
+    """Whether the hidden states of passes stacked in one call equal, bit for bit, those
     of each pass alone for ``model`` on this machine, checked once per model on the
-    calling thread's torch threads (one, in :func:`_passes`), on probe passes from the
-    smallest stacked (16 word pieces) to the CPU's whole budget (1,024 word pieces) in one
-    call: every layer of the smallest, the embedding and first layer of the others (every
-    layer runs the same operations on matrices of the same shapes)."""
+    calling thread's threads (one, in :func:`_passes`), on probe passes from the smallest
+    stacked (16 word pieces) to the CPU's whole budget (1,024 word pieces) in one call:
+    every layer of the smallest, the embedding and first layer of the others (every
+    layer runs the same operations on matrices of the same shapes). ``model``: MiniLM's
+    transformer in fp32, or in int8 the function of :func:`.int8.int8_forward` (cut after
+    ``depth`` layers)."""
     same = _STACKING_EXACT.get(model)
     if same is None:
         import torch
 
-        vocab = int(model.embeddings.word_embeddings.weight.shape[0])
+        if precision == "int8":
+            vocab = len(load_encoder("cpu").tokenizer)
+            probes = ((16, 2, depth), (33, 3, 1), (128, STACK_PIECES["cpu"] // 128, 1))
+
+            def states(ids: np.ndarray, depth: int) -> list[np.ndarray]:
+                return model(ids)[: depth + 1]
+        else:
+            vocab = int(model.embeddings.word_embeddings.weight.shape[0])
+            probes = ((4, 2, len(model.encoder.layer)), (9, 3, 1), (33, 2, 1), (128, STACK_PIECES["cpu"] // 128, 1))
+
+            def states(ids: np.ndarray, depth: int) -> list[np.ndarray]:
+                return [h.numpy() for h in hidden_states(model, torch.from_numpy(ids), depth)]
 
         def stacks_exactly(length: int, stacked: int, depth: int) -> bool:
-            rows = _pass_rows(length)
-            ids = (torch.arange(stacked * rows * length).reshape(stacked * rows, length) * 7919 + 1000) % vocab
-            alone = [hidden_states(model, ids[k * rows : (k + 1) * rows], depth) for k in range(stacked)]
-            together = hidden_states(model, ids, depth)
-            return all(torch.equal(torch.cat([a[i] for a in alone]), together[i]) for i in range(depth + 1))
+            rows = _pass_rows(length, "cpu", precision)
+            ids = (np.arange(stacked * rows * length).reshape(stacked * rows, length) * 7919 + 1000) % vocab
+            alone = [states(ids[k * rows : (k + 1) * rows], depth) for k in range(stacked)]
+            together = states(ids, depth)
+            return all(np.array_equal(np.concatenate([a[i] for a in alone]), together[i]) for i in range(depth + 1))
 
-        probes = ((4, 2, len(model.encoder.layer)), (9, 3, 1), (33, 2, 1), (128, STACK_PIECES["cpu"] // 128, 1))
         with torch.inference_mode():
             same = all(stacks_exactly(*probe) for probe in probes)
         _STACKING_EXACT[model] = same
@@ -176,8 +188,9 @@ def _pooled_hidden_states(
     keeps every value the same whatever ``workers`` is, and on 2 cores it encodes faster
     than one pass on 2 threads (``benchmarks/throughput.py``).
 
-    ``precision="int8"`` runs MiniLM in int8 with ONNX Runtime, one text per pass
-    (:mod:`arts_metric.judges.learned.int8`), on the CPU only.
+    ``precision="int8"`` runs MiniLM in int8 with ONNX Runtime, one text per pass, passes
+    of one length stacked as in fp32 (:mod:`arts_metric.judges.learned.int8`), on the CPU
+    only.
     """
     import torch
 
@@ -314,7 +327,7 @@ def _passes(
         if device == "cpu":
             stack.enter_context(limit_threads(1))  # before any pass starts
         budget = stack_budget(device, precision)
-        if budget and not _stacking_exact(model):
+        if budget and not _stacking_exact(model, precision, depth):
             budget = 0
         groups = pass_groups(passes, lengths, budget)
         if device == "cpu" and workers > 1:

@@ -1,32 +1,32 @@
 """MiniLM in int8 on the CPU (``precision="int8"`` of the learned judge), run by ONNX Runtime.
 
 At first use in a process, MiniLM (cut after the layers a judge reads) is exported to
-ONNX and its 36 weight matrices are quantized to int8 (ONNX Runtime's dynamic
-quantization: weights per output channel, activations to uint8 per tensor at run
-time); the file is kept in ``$ARTS_CACHE_DIR/int8/`` (default: the user cache
-folder / ``arts-metric``) under a name that digests the MiniLM weights, the
-quantization recipe and the versions of torch, onnx and onnxruntime, so a later
-process loads it in well under a second. Nothing is downloaded.
+ONNX and its 36 weight matrices are quantized to 8 bits in blocks (ONNX Runtime's
+``MatMulNBits``: each block of 32 weights along an input has its own scale and zero
+point; at run time each row's activations are quantized to int8 in blocks of 32 too, and
+the products are summed in integers, "accuracy level 4"). The file is kept in
+``$ARTS_CACHE_DIR/int8/`` (default: the user cache folder / ``arts-metric``) under a name
+that digests the MiniLM weights, the quantization recipe and the versions of torch, onnx
+and onnxruntime, so a later process loads it in well under a second. Nothing is
+downloaded.
 
-Batch independence: dynamic quantization takes each activation's scale from the
-whole tensor of a forward pass, so two texts sharing a pass would change each
-other's values. Every int8 pass therefore holds one text
-(:func:`arts_metric.judges.learned.passes.encoder_passes`), and runs on one ONNX
-Runtime thread; passes run at once in Python threads, so the thread count changes no
-value either (``tests/test_precision.py`` checks both bit for bit).
+Batch independence: every quantization scale belongs to one row (one word piece of one
+text), so a text's values do not depend on the texts it shares a call with. Texts of one
+length are computed stacked, as fp32 passes are, where a probe finds that stacking gives
+the bits of each text alone (:func:`arts_metric.judges.learned.passes.pass_groups`);
+each call runs on one ONNX Runtime thread, and calls run at once in Python threads, so
+neither the batch nor the thread count changes a value (``tests/test_precision.py``
+checks both bit for bit).
 
-Why ONNX Runtime (``benchmarks/int8_runtimes.py``, 1,000 ARTS3000 texts, 2 quiet cores,
-both runtimes one text per pass): torch's own dynamic quantization
-(``torch.ao.quantization.quantize_dynamic``, weights per output channel) encoded at
-0.69-0.94x the texts per second of sentence-transformers' fp32 ``encode`` and moved ``arts``
-by up to .084 (mean .015); ONNX Runtime encoded at 2.4-4.0x and moved it by up to .036
-(mean .008), in two runs. It is faster and closer, and torch's eager quantization is
-deprecated.
-
-No int8 scheme tried kept ``arts`` within .005 of fp32: the learned judge's kernel head
-reads small moves of the embedding. With fp32 activations, int8 weights alone (per output
-channel) moved ``arts`` by up to .0096 on 150 texts, and quantizing any one of the 36 weight
-matrices by up to about .01.
+Why this scheme (``benchmarks/int8_runtimes.py``, 1,000 ARTS3000 texts, 2 CPU cores):
+ONNX Runtime's dynamic quantization (weights per output channel, activations per
+tensor, one text per pass) encoded at 3.2x the texts per second of
+sentence-transformers' fp32 ``encode`` but moved ``arts`` by up to .036 (mean .008);
+the 8-bit blocks encode at 2.3x and move it by up to .008 (mean .0014), with the ARTS94
+Spearman equal to fp32's. torch's own dynamic quantization was both slower (1.2x) and
+further (.084). No int8 scheme tried keeps ``arts`` within .005 of fp32: the learned
+judge's kernel head reads small moves of the embedding, and the 8-bit block weights
+alone, with fp32 activations, move it by up to .0036 on 300 texts.
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ import numpy as np
 #: The precisions of the learned judge's encoder.
 PRECISIONS = ("fp32", "int8")
 #: Changes when the export or the quantization changes (part of the cache file's name).
-RECIPE = "ort-dynamic-qint8-per-channel-1"
+RECIPE = "ort-matmulnbits-8bit-block32-asym-level4-1"
 
 _LOCK = threading.Lock()
 _SESSIONS: dict[int, Any] = {}
+_FORWARDS: dict[int, Callable[[np.ndarray], list[np.ndarray]]] = {}
 
 
 def check_precision(precision: Any) -> str:
@@ -73,10 +74,11 @@ def check_precision(precision: Any) -> str:
 def _runtime() -> tuple[Any, Any]:
     try:
         import onnx
+        import onnx_ir  # noqa: F401  (ONNX Runtime's block quantizer imports it)
         import onnxruntime
     except ImportError:
         raise ImportError(
-            "precision='int8' needs ONNX Runtime: pip install 'arts-metric[int8]' (onnxruntime and onnx)"
+            "precision='int8' needs ONNX Runtime: pip install 'arts-metric[int8]' (onnxruntime, onnx and onnx_ir)"
         ) from None
     return onnx, onnxruntime
 
@@ -137,18 +139,11 @@ def _export(model: Any, depth: int, path: Path) -> None:
         )
 
 
-class _Quiet(logging.Filter):
-    """Drops the log records of ONNX Runtime's quantization tool."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "onnxruntime" not in record.pathname
-
-
 def _build(model: Any, depth: int, path: Path) -> None:
     """Export ``model``, quantize it and write the int8 model to ``path`` (written whole or
     not at all)."""
-    _runtime()
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    onnx, _ = _runtime()
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,26 +154,26 @@ def _build(model: Any, depth: int, path: Path) -> None:
             f"precision='int8': cannot write the int8 MiniLM to {path.parent} ({exc.strerror or exc}); "
             "set ARTS_CACHE_DIR to a writable folder"
         ) from None
-    quiet = _Quiet()
-    logging.getLogger().addFilter(quiet)  # the quantizer's advice on pre-processing, logged to the root logger
+    log = logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer")
+    level = log.level
+    log.setLevel(logging.WARNING)  # a line per node it quantizes or skips: not the user's business
     try:
         with tempfile.TemporaryDirectory() as work, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fp32 = Path(work) / "fp32.onnx"
             _export(model, depth, fp32)
-            # Weights per output channel (per tensor moved arts twice as far); attention's
-            # activation-by-activation products stay fp32 (MatMulConstBOnly).
-            quantize_dynamic(
-                str(fp32),
-                tmp,
-                per_channel=True,
-                weight_type=QuantType.QInt8,
-                extra_options={"MatMulConstBOnly": True},
+            # Blocks of 32 with a zero point each; largest |Δ arts| on 300 ARTS3000 texts:
+            # .0053, symmetric .0081, blocks of 16 .0056, of 64 (symmetric) .0121. Attention's
+            # activation-by-activation products have no constant weights and stay fp32.
+            quantizer = MatMulNBitsQuantizer(
+                onnx.load(str(fp32)), bits=8, block_size=32, is_symmetric=False, accuracy_level=4
             )
+            quantizer.process()
+            onnx.save(quantizer.model.model, tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
-        logging.getLogger().removeFilter(quiet)
+        log.setLevel(level)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
 
@@ -205,15 +200,19 @@ def int8_session(depth: int, fp32_model: Callable[[], Any]) -> Any:
 
 
 def int8_forward(depth: int, fp32_model: Callable[[], Any]) -> Callable[[np.ndarray], list[np.ndarray]]:
-    """``forward(input_ids)``: the hidden states ``0..depth`` of MiniLM in int8 for one
-    row of word-piece ids, ``(1, n_pieces)`` int64, as float32 arrays ``(1, n_pieces, 384)``
-    (``fp32_model`` as for :func:`int8_session`)."""
-    session = int8_session(depth, fp32_model)
-    names = [f"h{k}" for k in range(depth + 1)]
+    """``forward(input_ids)``: the hidden states ``0..depth`` of MiniLM in int8 for rows of
+    word-piece ids of one length, ``(n_rows, n_pieces)`` int64, as float32 arrays
+    ``(n_rows, n_pieces, 384)`` (``fp32_model`` as for :func:`int8_session`). One function
+    per process and depth."""
+    with _LOCK:
+        forward = _FORWARDS.get(depth)
+    if forward is None:
+        session = int8_session(depth, fp32_model)
+        names = [f"h{k}" for k in range(depth + 1)]
 
-    def forward(input_ids: np.ndarray) -> list[np.ndarray]:
-        if input_ids.shape[0] != 1:
-            raise ValueError(f"an int8 forward pass holds one text, got {input_ids.shape[0]}")
-        return session.run(names, {"input_ids": np.ascontiguousarray(input_ids, dtype=np.int64)})
+        def forward(input_ids: np.ndarray) -> list[np.ndarray]:
+            return session.run(names, {"input_ids": np.ascontiguousarray(input_ids, dtype=np.int64)})
 
+        with _LOCK:
+            forward = _FORWARDS.setdefault(depth, forward)
     return forward

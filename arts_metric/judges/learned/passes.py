@@ -24,8 +24,9 @@ PASS_SHAPES = {"cpu": (PASS_PIECES, 4), "cuda": (4096, 32)}
 def _pass_rows(n_pieces: int, device: str = "cpu", precision: str = "fp32") -> int:
     """Texts per forward pass for texts of ``n_pieces`` word pieces: a function of the
     length and the device kind alone (1 to 4 on the CPU), so a text's forward pass has
-    the same shape whatever it is scored with. In int8 one text: its activations'
-    quantization scales are taken over the whole pass (:mod:`.int8`)."""
+    the same shape whatever it is scored with. In int8 one text, never filled with
+    copies: its quantization scales belong to its own rows (:mod:`.int8`), so passes of
+    one length are stacked into calls without them (:func:`pass_groups`)."""
     if precision == "int8":
         return 1
     pieces, most = PASS_SHAPES[device.split(":")[0]]
@@ -64,9 +65,8 @@ STACK_MIN_PIECES = 16
 
 def stack_budget(device: str = "cpu", precision: str = "fp32") -> int:
     """The most word pieces :func:`pass_groups` stacks in one call on ``device`` in
-    ``precision``: ``STACK_PIECES`` of the device kind in fp32, 0 (every pass alone) in int8,
-    whose activation scales span the whole call."""
-    return STACK_PIECES[device.split(":")[0]] if precision == "fp32" else 0
+    ``precision``: ``STACK_PIECES`` of the device kind (int8 runs on the CPU only)."""
+    return STACK_PIECES[device.split(":")[0]]
 
 
 def pass_groups(
@@ -79,7 +79,8 @@ def pass_groups(
     Stacking gives each row the bits of its pass computed alone when the matrix kernels'
     sums along a row do not depend on how many rows there are, as with CPU kernels on one
     thread past their small-matrix path; the encoder checks it once per model
-    (``encoder._stacking_exact``) and otherwise computes every pass alone."""
+    (``encoder._stacking_exact``, in int8 on ONNX Runtime's kernels too) and otherwise
+    computes every pass alone."""
     groups: list[list[tuple[int, list[int]]]] = []
     last_shape = None
     for one_pass in passes:
