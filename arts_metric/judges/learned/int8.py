@@ -20,10 +20,10 @@ checks both bit for bit).
 
 Why this scheme (``benchmarks/int8_runtimes.py``, 1,000 ARTS3000 texts, 2 CPU cores):
 ONNX Runtime's dynamic quantization (weights per output channel, activations per
-tensor, one text per pass) encoded at 3.2x the texts per second of
+tensor, one text per pass) encoded at 3.2-3.4x the texts per second of
 sentence-transformers' fp32 ``encode`` but moved ``arts`` by up to .036 (mean .008);
-the 8-bit blocks encode at 2.3x and move it by up to .008 (mean .0014), with the ARTS94
-Spearman equal to fp32's. torch's own dynamic quantization was both slower (1.2x) and
+the 8-bit blocks at 2.3x, moving it by up to .0083 (mean .0014), with the ARTS94
+Spearman equal to fp32's. torch's own dynamic quantization was both slower (1.1x) and
 further (.084). No int8 scheme tried keeps ``arts`` within .005 of fp32: the learned
 judge's kernel head reads small moves of the embedding, and the 8-bit block weights
 alone, with fp32 activations, move it by up to .0036 on 300 texts.
