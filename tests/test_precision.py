@@ -176,7 +176,7 @@ def test_int8_model_is_built_once_into_the_cache_folder(tmp_path, monkeypatch):
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
     assert again.returncode == 0 and again.stdout == first.stdout
     assert path.stat().st_mtime_ns == built  # read, not built again
-    assert "pre-processing" not in first.stderr  # the quantizer's log is not the user's
+    assert "quantiz" not in first.stderr.lower()  # the quantizer's log (a line per node) is not the user's
 
 
 @pytest.mark.slow
