@@ -64,32 +64,37 @@ def torch_int8_model():
         )
 
 
-def torch_int8_embeddings(model, texts: list[str], workers: int) -> np.ndarray:
-    """Sentence embeddings (mean of the last layer, unit length) from ``model``, one text per pass."""
-    import torch
-
+def one_text_per_pass(texts: list[str], workers: int, mean_last_layer) -> np.ndarray:
+    """Sentence embeddings (mean of the last layer, unit length), one text per forward pass,
+    ``workers`` passes at once on one thread each; ``mean_last_layer(row)`` is the mean of
+    MiniLM's last hidden state, ``(384,)``, for one text's word-piece ids."""
     enc = load_encoder("cpu")
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
+    with limit_threads(1), ThreadPoolExecutor(workers) as pool:
+        mean = np.stack(list(pool.map(mean_last_layer, ids)))
+    return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
 
-    def one(row: list[int]) -> np.ndarray:
+
+def torch_int8_embeddings(model, texts: list[str], workers: int) -> np.ndarray:
+    """:func:`one_text_per_pass` with torch's int8 ``model``."""
+    import torch
+
+    def mean_last_layer(row: list[int]) -> np.ndarray:
         with torch.inference_mode():
             x = torch.tensor([row])
             out = model(input_ids=x, attention_mask=torch.ones_like(x), token_type_ids=torch.zeros_like(x))
             return out.last_hidden_state.mean(dim=1)[0].numpy()
 
-    with limit_threads(1), ThreadPoolExecutor(workers) as pool:
-        mean = np.stack(list(pool.map(one, ids)))
-    return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
+    return one_text_per_pass(texts, workers, mean_last_layer)
 
 
 def dynamic_ort_session():
     """ONNX Runtime session (one thread) of MiniLM quantized dynamically (weights per
     output channel, activations to uint8 per tensor at run time)."""
-    import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from arts_metric.judges.learned.encoder import transformer
-    from arts_metric.judges.learned.int8 import _export
+    from arts_metric.judges.learned.int8 import _export, one_thread_session
 
     with tempfile.TemporaryDirectory() as work:
         fp32, int8 = Path(work) / "fp32.onnx", Path(work) / "int8.onnx"
@@ -101,47 +106,27 @@ def dynamic_ort_session():
             weight_type=QuantType.QInt8,
             extra_options={"MatMulConstBOnly": True},  # attention's activation products stay fp32
         )
-        model = int8.read_bytes()
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        return one_thread_session(int8.read_bytes())
 
 
 def dynamic_ort_embeddings(session, texts: list[str], workers: int) -> np.ndarray:
-    """Sentence embeddings (mean of the last layer, unit length) from ``session``, one text per pass."""
-    enc = load_encoder("cpu")
-    ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
-
-    def one(row: list[int]) -> np.ndarray:
-        (last,) = session.run(["h6"], {"input_ids": np.array([row], dtype=np.int64)})
-        return last[0].mean(axis=0)
-
-    with ThreadPoolExecutor(workers) as pool:
-        mean = np.stack(list(pool.map(one, ids)))
-    return (mean / np.linalg.norm(mean, axis=1, keepdims=True)).astype(np.float32)
+    """:func:`one_text_per_pass` with an ONNX Runtime ``session`` of MiniLM."""
+    return one_text_per_pass(
+        texts,
+        workers,
+        lambda row: session.run(["h6"], {"input_ids": np.array([row], dtype=np.int64)})[0][0].mean(axis=0),
+    )
 
 
-class DynamicOrtJudge(LearnedJudge):
-    """The learned judge (learned-1) reading ONNX Runtime's dynamically quantized MiniLM."""
+class EmbeddingJudge(LearnedJudge):
+    """The learned judge (learned-1) reading the embeddings of ``embed(texts, workers)``."""
 
-    def __init__(self, session) -> None:
+    def __init__(self, embed) -> None:
         super().__init__(device="cpu")
-        self.session = session
+        self.embed_with = embed
 
     def embed(self, texts):
-        return dynamic_ort_embeddings(self.session, list(texts), self.threads_in_use)
-
-
-class TorchInt8Judge(LearnedJudge):
-    """The learned judge (learned-1) reading torch's int8 MiniLM."""
-
-    def __init__(self, model) -> None:
-        super().__init__(device="cpu")
-        self.int8_model = model
-
-    def embed(self, texts):
-        return torch_int8_embeddings(self.int8_model, list(texts), self.threads_in_use)
+        return self.embed_with(list(texts), self.threads_in_use)
 
 
 def main() -> None:
@@ -161,8 +146,8 @@ def main() -> None:
     dynamic = dynamic_ort_session()
     judges = {
         "fp32": LearnedJudge(device="cpu"),
-        "torch, dynamic": TorchInt8Judge(model),
-        "onnxruntime, dynamic": DynamicOrtJudge(dynamic),
+        "torch, dynamic": EmbeddingJudge(lambda texts, workers: torch_int8_embeddings(model, texts, workers)),
+        "onnxruntime, dynamic": EmbeddingJudge(lambda texts, workers: dynamic_ort_embeddings(dynamic, texts, workers)),
         "onnxruntime, 8-bit blocks": LearnedJudge(device="cpu", precision="int8"),
     }
     blocks = sentence_embeddings(texts, workers=workers, precision="int8")

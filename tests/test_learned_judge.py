@@ -552,18 +552,20 @@ def test_passes_of_one_shape_are_stacked_up_to_1024_word_pieces_on_the_cpu_only(
         assert len(group) * rows * length <= 1024 or len(group) == 1
         if rows * length < 16:
             assert len(group) == 1  # under the small-matrix size: alone
-    by_length = {lengths[g[0][1][0]]: [] for g in groups}
-    for g in groups:
-        by_length[lengths[g[0][1][0]]].append(len(g))
-    assert by_length == {3: [1, 1, 1], 10: [25, 13], 11: [1], 200: [3]}  # 38 passes of 4 x 10 pieces
+    assert _passes_per_call(groups, lengths) == {3: [1, 1, 1], 10: [25, 13], 11: [1], 200: [3]}  # 38 of 4 x 10
     passes = learned.encoder_passes(lengths, "cuda")
     assert all(len(g) == 1 for g in learned.pass_groups(passes, lengths, learned.stack_budget("cuda")))
     passes = learned.encoder_passes(lengths, "cpu", "int8")
     groups = learned.pass_groups(passes, lengths, learned.stack_budget("cpu", "int8"))
-    by_length = {lengths[g[0][1][0]]: [] for g in groups}
-    for g in groups:
-        by_length[lengths[g[0][1][0]]].append(len(g))
-    assert by_length == {3: [1] * 12, 10: [1] * 150, 11: [1, 1], 200: [3]}  # 200 x 1 rows: 3 a call
+    assert _passes_per_call(groups, lengths) == {3: [1] * 12, 10: [1] * 150, 11: [1, 1], 200: [3]}  # 3 x 200 a call
+
+
+def _passes_per_call(groups, lengths) -> dict[int, list[int]]:
+    """Per text length, how many passes each of its calls computes."""
+    calls: dict[int, list[int]] = {}
+    for group in groups:
+        calls.setdefault(lengths[group[0][1][0]], []).append(len(group))
+    return calls
 
 
 def test_stacked_passes_give_each_text_the_bits_of_its_pass_alone(monkeypatch):

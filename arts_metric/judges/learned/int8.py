@@ -74,7 +74,6 @@ def check_precision(precision: Any) -> str:
 def _runtime() -> tuple[Any, Any]:
     try:
         import onnx
-        import onnx_ir  # noqa: F401  (ONNX Runtime's block quantizer imports it)
         import onnxruntime
     except ImportError:
         raise ImportError(
@@ -143,7 +142,12 @@ def _build(model: Any, depth: int, path: Path) -> None:
     """Export ``model``, quantize it and write the int8 model to ``path`` (written whole or
     not at all)."""
     onnx, _ = _runtime()
-    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    try:  # only building needs it: a process that finds the file does not import it
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    except ImportError:
+        raise ImportError(
+            "precision='int8' needs ONNX Runtime: pip install 'arts-metric[int8]' (onnxruntime, onnx and onnx_ir)"
+        ) from None
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,18 +189,23 @@ def int8_session(depth: int, fp32_model: Callable[[], Any]) -> Any:
     with _LOCK:
         session = _SESSIONS.get(depth)
         if session is None:
-            _, ort = _runtime()
             path = model_file(depth)
             if not path.exists():
                 _build(fp32_model(), depth, path)
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = 1
-            options.inter_op_num_threads = 1
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-            options.log_severity_level = 3
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            _SESSIONS[depth] = session
+            session = _SESSIONS[depth] = one_thread_session(str(path))
         return session
+
+
+def one_thread_session(model: str | bytes) -> Any:
+    """An ONNX Runtime session of ``model`` (a file's path or the model's bytes) on the CPU,
+    on one thread, its log at errors only."""
+    _, ort = _runtime()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def int8_forward(depth: int, fp32_model: Callable[[], Any]) -> Callable[[np.ndarray], list[np.ndarray]]:
