@@ -26,7 +26,8 @@ the 8-bit blocks at 2.3x, moving it by up to .0083 (mean .0014), with the ARTS94
 Spearman equal to fp32's. torch's own dynamic quantization was both slower (1.1x) and
 further (.084). No int8 scheme tried keeps ``arts`` within .005 of fp32: the learned
 judge's kernel head reads small moves of the embedding, and the 8-bit block weights
-alone, with fp32 activations, move it by up to .0036 on 300 texts.
+alone, with fp32 activations, move it by up to .0036 on 300 texts
+(``benchmarks/int8_blocks.py``).
 """
 
 from __future__ import annotations
@@ -166,8 +167,9 @@ def _build(model: Any, depth: int, path: Path) -> None:
             warnings.simplefilter("ignore")
             fp32 = Path(work) / "fp32.onnx"
             _export(model, depth, fp32)
-            # Blocks of 32 with a zero point each; largest |Δ arts| on 300 ARTS3000 texts:
-            # .0053, symmetric .0081, blocks of 16 .0056, of 64 (symmetric) .0121. Attention's
+            # Blocks of 32 with a zero point each; largest |Δ arts| on 300 ARTS3000 texts
+            # (benchmarks/int8_blocks.py): .0053, symmetric .0081, blocks of 16 .0056, of 64
+            # (symmetric) .0121. Attention's
             # activation-by-activation products have no constant weights and stay fp32.
             quantizer = MatMulNBitsQuantizer(
                 onnx.load(str(fp32)), bits=8, block_size=32, is_symmetric=False, accuracy_level=4
