@@ -36,12 +36,12 @@ from int8_runtimes import EmbeddingJudge, one_text_per_pass  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
-from arts_metric.judges.learned.encoder import load_encoder, transformer  # noqa: E402
+from arts_metric.judges.learned.encoder import transformer  # noqa: E402
 from arts_metric.judges.learned.int8 import (  # noqa: E402
     ALPHA,
     _export,
     activation_maxima,
-    calibration_file,
+    calibration_rows,
     one_thread_session,
     smoothed,
 )
@@ -103,7 +103,6 @@ def main() -> None:
     start = time.perf_counter()
     logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.WARNING)
 
-    tokenizer = load_encoder("cpu").tokenizer
     rows = arts_data.load_pool_rows("arts3000")
     rng = np.random.default_rng(args.seed)
     texts = [rows[i]["text"] for i in rng.choice(len(rows), size=args.n, replace=False)]
@@ -122,8 +121,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         fp32_arts = np.array(score_texts(texts, judge=LearnedJudge(device="cpu"), formulas=[])["arts"])
         model = transformer(6, "cpu")
-        sentences = [line for line in calibration_file().read_text(encoding="utf-8").splitlines() if line.strip()]
-        maxima = activation_maxima(model, tokenizer(sentences, truncation=True, max_length=256)["input_ids"])
+        maxima = activation_maxima(model, calibration_rows())
         exports: dict[float | None, Path] = {}
         for label, alpha, *options in OPTIONS:
             if alpha not in exports:

@@ -176,10 +176,11 @@ def activation_maxima(model: Any, rows: list[list[int]]) -> dict[tuple[int, str]
 
 
 def smoothed(model: Any, maxima: dict[tuple[int, str], np.ndarray], alpha: float = ALPHA) -> Any:
-    """A copy of ``model`` computing the same function (in exact arithmetic) whose matrices
-    see inputs divided by SmoothQuant's ``s = a ** alpha / w ** (1 - alpha)`` per input
-    channel (``a``: ``maxima`` of :func:`activation_maxima`, ``w``: the channel's largest
-    absolute weight) and hold weights multiplied by it. ``model`` is not changed."""
+    """A copy of ``model`` computing the same function (in exact arithmetic) whose query,
+    key, value, attention output and feed-forward input matrices see inputs divided by
+    SmoothQuant's ``s = a ** alpha / w ** (1 - alpha)`` per input channel (``a``: ``maxima``
+    of :func:`activation_maxima`, ``w``: the channel's largest absolute weight) and hold
+    weights multiplied by it. ``model`` is not changed."""
     import torch
 
     class Divided(torch.nn.Module):
@@ -219,14 +220,17 @@ def smoothed(model: Any, maxima: dict[tuple[int, str], np.ndarray], alpha: float
     return model
 
 
-def calibrated(model: Any) -> Any:
-    """:func:`smoothed` ``model`` with the maxima of :data:`CALIBRATION`'s sentences."""
+def calibration_rows() -> list[list[int]]:
+    """The word-piece ids of :data:`CALIBRATION`'s sentences, one row each."""
     from arts_metric.judges.learned.encoder import load_encoder
 
-    tokenizer = load_encoder("cpu").tokenizer
     sentences = [line for line in calibration_file().read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = tokenizer(sentences, truncation=True, max_length=256)["input_ids"]
-    return smoothed(model, activation_maxima(model, rows))
+    return load_encoder("cpu").tokenizer(sentences, truncation=True, max_length=256)["input_ids"]
+
+
+def calibrated(model: Any) -> Any:
+    """:func:`smoothed` ``model`` with the maxima of :data:`CALIBRATION`'s sentences."""
+    return smoothed(model, activation_maxima(model, calibration_rows()))
 
 
 def _export(model: Any, depth: int, path: Path) -> None:
