@@ -36,7 +36,7 @@ from int8_runtimes import EmbeddingJudge, one_text_per_pass  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
-from arts_metric.judges.learned.encoder import transformer  # noqa: E402
+from arts_metric.judges.learned.encoder import load_encoder, transformer  # noqa: E402
 from arts_metric.judges.learned.int8 import (  # noqa: E402
     ALPHA,
     _export,
@@ -121,7 +121,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         fp32_arts = np.array(score_texts(texts, judge=LearnedJudge(device="cpu"), formulas=[])["arts"])
         model = transformer(6, "cpu")
-        maxima = activation_maxima(model, calibration_rows())
+        maxima = activation_maxima(model, calibration_rows(load_encoder("cpu").tokenizer))
         exports: dict[float | None, Path] = {}
         for label, alpha, *options in OPTIONS:
             if alpha not in exports:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from arts_metric.config import ScoringConfig
-from arts_metric.judges.learned import LearnedJudge, encoder_passes, sentence_embeddings
+from arts_metric.judges.learned import LearnedJudge, encoder_passes, load_encoder, sentence_embeddings
 from arts_metric.judges.learned.int8 import (
     PRECISIONS,
     activation_maxima,
@@ -137,7 +137,7 @@ def test_int8_passes_of_one_length_are_stacked_and_keep_each_texts_bits(monkeypa
     lengths = {len(ids) for ids in tok(texts)["input_ids"]}
     assert len(lengths) == 1 and lengths.pop() >= 16  # one length, stacked
     alone = [sentence_embeddings([t], precision="int8") for t in (texts[0], texts[9], texts[-1])]
-    forward = int8.int8_forward(6, lambda: None)  # built by the calls above
+    forward = int8.int8_forward(6, lambda: None, None)  # built by the calls above
     exact = encoder._STACKING_EXACT[forward]  # probed once by those calls
     calls = []
     monkeypatch.setattr(int8, "_FORWARDS", {6: lambda ids: calls.append(len(ids)) or forward(ids)})
@@ -168,8 +168,6 @@ def test_signature_names_int8_and_fp32s_is_unchanged(int8_judge):
 def _hidden_states(model, text: str) -> list[np.ndarray]:
     import torch
 
-    from arts_metric.judges.learned import load_encoder
-
     ids = torch.tensor([load_encoder("cpu").tokenizer(text)["input_ids"]])
     with torch.inference_mode():
         out = model(
@@ -186,7 +184,7 @@ def test_smoothing_keeps_minilms_function_and_evens_out_its_inputs():
 
     model = transformer(6, "cpu")
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
-    smooth = calibrated(model)
+    smooth = calibrated(model, load_encoder("cpu").tokenizer)
     # the copy computes what MiniLM computes (float rounding aside), and MiniLM is untouched
     for text in ("Birds sing in the tall trees.", TEXTS[18]):
         for got, want in zip(_hidden_states(smooth, text), _hidden_states(model, text), strict=True):

@@ -304,7 +304,7 @@ def _passes(
     if precision == "fp32":
         model = enc[0].auto_model
     else:
-        model = int8_forward(depth, lambda: transformer(depth, "cpu"))
+        model = int8_forward(depth, lambda: transformer(depth, "cpu"), enc.tokenizer)
     ids = enc.tokenizer(texts, truncation=True, max_length=enc.max_seq_length)["input_ids"]
     lengths = [len(row) for row in ids]
     passes = encoder_passes(lengths, device, precision)

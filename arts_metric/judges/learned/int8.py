@@ -220,17 +220,15 @@ def smoothed(model: Any, maxima: dict[tuple[int, str], np.ndarray], alpha: float
     return model
 
 
-def calibration_rows() -> list[list[int]]:
-    """The word-piece ids of :data:`CALIBRATION`'s sentences, one row each."""
-    from arts_metric.judges.learned.encoder import load_encoder
-
+def calibration_rows(tokenizer: Any) -> list[list[int]]:
+    """The word-piece ids of :data:`CALIBRATION`'s sentences by MiniLM's ``tokenizer``, one row each."""
     sentences = [line for line in calibration_file().read_text(encoding="utf-8").splitlines() if line.strip()]
-    return load_encoder("cpu").tokenizer(sentences, truncation=True, max_length=256)["input_ids"]
+    return tokenizer(sentences, truncation=True, max_length=256)["input_ids"]
 
 
-def calibrated(model: Any) -> Any:
+def calibrated(model: Any, tokenizer: Any) -> Any:
     """:func:`smoothed` ``model`` with the maxima of :data:`CALIBRATION`'s sentences."""
-    return smoothed(model, activation_maxima(model, calibration_rows()))
+    return smoothed(model, activation_maxima(model, calibration_rows(tokenizer)))
 
 
 def _export(model: Any, depth: int, path: Path) -> None:
@@ -269,7 +267,7 @@ def _export(model: Any, depth: int, path: Path) -> None:
         )
 
 
-def _build(model: Any, depth: int, path: Path) -> None:
+def _build(model: Any, tokenizer: Any, depth: int, path: Path) -> None:
     """Export ``model``, quantize it and write the int8 model to ``path`` (written whole or
     not at all)."""
     onnx, _ = _runtime()
@@ -296,7 +294,7 @@ def _build(model: Any, depth: int, path: Path) -> None:
         with tempfile.TemporaryDirectory() as work, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fp32 = Path(work) / "fp32.onnx"
-            _export(calibrated(model), depth, fp32)
+            _export(calibrated(model, tokenizer), depth, fp32)
             # Blocks with a zero point each (benchmarks/int8_blocks.py compares the options).
             # Attention's activation-by-activation products have no constant weights and
             # stay fp32.
@@ -313,16 +311,17 @@ def _build(model: Any, depth: int, path: Path) -> None:
             os.unlink(tmp)
 
 
-def int8_session(depth: int, fp32_model: Callable[[], Any]) -> Any:
+def int8_session(depth: int, fp32_model: Callable[[], Any], tokenizer: Any) -> Any:
     """The ONNX Runtime session of MiniLM cut after ``depth`` layers in int8 (one per
     process and depth; built into :func:`cache_folder` at first use from ``fp32_model()``,
-    the fp32 transformer, which is not loaded when the file exists). Runs on one thread."""
+    the fp32 transformer, which is not loaded when the file exists, smoothed with the
+    calibration sentences cut by MiniLM's ``tokenizer``). Runs on one thread."""
     with _LOCK:
         session = _SESSIONS.get(depth)
         if session is None:
             path = model_file(depth)
             if not path.exists():
-                _build(fp32_model(), depth, path)
+                _build(fp32_model(), tokenizer, depth, path)
             session = _SESSIONS[depth] = one_thread_session(str(path))
         return session
 
@@ -339,7 +338,9 @@ def one_thread_session(model: str | bytes) -> Any:
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
-def int8_forward(depth: int, fp32_model: Callable[[], Any]) -> Callable[[np.ndarray], list[np.ndarray]]:
+def int8_forward(
+    depth: int, fp32_model: Callable[[], Any], tokenizer: Any
+) -> Callable[[np.ndarray], list[np.ndarray]]:
     """``forward(input_ids)``: the hidden states ``0..depth`` of MiniLM in int8 for rows of
     word-piece ids of one length, ``(n_rows, n_pieces)`` int64, as float32 arrays
     ``(n_rows, n_pieces, 384)`` (``fp32_model`` as for :func:`int8_session`). One function
@@ -347,7 +348,7 @@ def int8_forward(depth: int, fp32_model: Callable[[], Any]) -> Callable[[np.ndar
     with _LOCK:
         forward = _FORWARDS.get(depth)
     if forward is None:
-        session = int8_session(depth, fp32_model)
+        session = int8_session(depth, fp32_model, tokenizer)
         names = [f"h{k}" for k in range(depth + 1)]
 
         def forward(input_ids: np.ndarray) -> list[np.ndarray]:
