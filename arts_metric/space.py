@@ -58,6 +58,7 @@ APP_FILES = (
     "benchmarks/results/arts94_metrics.md",
     "benchmarks/results/learned_judge_accuracy.md",
     "benchmarks/results/documents.md",
+    "benchmarks/results/judge_probes.md",
 )
 #: Extras of the package that ``app.py`` needs beyond the Gradio of the Space's SDK (``plot``: its figures).
 APP_EXTRAS = ("plot",)

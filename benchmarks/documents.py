@@ -33,7 +33,8 @@ Dale-Chall and word count measured in the same run, with the goal next to each f
 7. **Nothing else worse**: ARTS94 Spearman with the human majority's Elo (goal .83), and
    the largest ``|arts(default) - arts(team)|`` on one-sentence texts (should be 0).
 
-Rules compared (learned judge, ``learned-1``, pool ``arts3000``, exhaustive placement):
+Rules compared (the default judge, learned-3, or the one ``--judge`` names; pool ``arts3000``,
+exhaustive placement):
 
 - ``0.2 (team)``: ``long_texts="team"``, release 0.2's default: a text longer than 400
   characters is cut into its sentences (ASCII-quote splitter) and rated as their
@@ -977,6 +978,10 @@ def main(argv: list[str] | None = None) -> int:
         "--dev-dir", default=None, help="folder of the development sets (default $ARTS_DEV_DIR or ../shared/dev)"
     )
     ap.add_argument("--data-dir", default=None, help="the ARTS data folder (default $ARTS_DATA_DIR or ../shared/arts)")
+    ap.add_argument(
+        "--judge", default=None, help="the judge of both rules (default: the default judge); e.g. learned:v1"
+    )
+    ap.add_argument("--out", type=Path, default=RESULTS / "documents.md", help="the results file to write")
     args = ap.parse_args(argv)
     t0 = time.time()
     plan = build_plan(find_dev_dir(args.dev_dir), args.data_dir)
@@ -987,7 +992,7 @@ def main(argv: list[str] | None = None) -> int:
     timings = []
     for rule, settings in RULES.items():
         t = time.time()
-        scored = score_batch(plan.batch, settings)
+        scored = score_batch(plan.batch, {**settings, **({"judge": args.judge} if args.judge else {})})
         values[arts_row(rule)] = scored.arts
         p[rule] = scored.p
         timings.append(f"{rule}: {time.time() - t:.0f} s")
@@ -999,11 +1004,12 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.time() - t0
     print(tables)
     print(f"\n{elapsed:.0f} s ({'; '.join(timings)})")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "documents.md").write_text(
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    judge = f"`{args.judge}`" if args.judge else "the default judge (learned-3)"
+    args.out.write_text(
         "# Documents: language, not amount\n\n"
         "Printed by `benchmarks/documents.py` (see its docstring for the sets, the rules and each figure's "
-        f"construction). {len(texts)} distinct texts scored under each rule; run time {elapsed / 60:.0f} minutes "
+        f"construction); judge: {judge}. {len(texts)} distinct texts scored under each rule; run time {elapsed / 60:.0f} minutes "
         f"on 2 CPU cores ({'; '.join(timings)}).\n\n" + tables + "\n",
         encoding="utf-8",
     )

@@ -1,14 +1,14 @@
-"""How well do the learned judges (learned-1, the default, and learned-2) agree with
-the ARTS94 human majority?
+"""How well do the learned judges (learned-3, the default, learned-1 and learned-2) agree
+with the ARTS94 human majority?
 
 Measures, in one run, the Spearman / Pearson / Kendall correlation with the
 Elo ratings of the human majority (``histories/arts94/human/majority.jsonl``,
 K=16, start 1200, higher = harder) of:
 
-- both learned judges' latent scores (shipped weights; ARTS94 never used in training),
-  each text read whole,
-- ``arts`` as ``compute`` returns it at its defaults (learned-1; a text of two sentences
-  is rated as the word-weighted mean of its sentences),
+- the three learned judges' latent scores (shipped weights; ARTS94 never used in
+  training), each text read whole,
+- ``arts`` as ``compute`` returns it at its defaults (learned-3; a text of two sentences
+  is rated as the word-weighted mean of its sentences), and with ``judge="learned:v1"``,
 - text length in characters,
 - FKGL, FRE and Dale-Chall (``arts_metric.readability``; signed so that a
   positive correlation means agreement: FRE is higher = easier, so it is negated),
@@ -16,7 +16,8 @@ K=16, start 1200, higher = harder) of:
   LLM judge reached).
 
 Also a 95% bootstrap interval (texts resampled, seeded) for each Spearman, the
-margin of learned-2 and of learned-1 over each row on the same resamples, and the
+margin of the default ``compute`` (learned-3) and of ``compute`` with learned-1 over each
+row on the same resamples, and the
 Spearman within the easier half of ARTS94 (texts below the human median: the easy
 end).
 
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     gpt4 = ratings_from_history(n, arts_data.load_history("arts94", "gpt-4-1106-preview", "pairwise-run1", data_dir))
 
     judges, timings = {}, {}
-    for version in ("v2", "v1"):
+    for version in ("v3", "v2", "v1"):
         t = time.perf_counter()
         judge = LearnedJudge(version)
         judges[version] = (judge, judge.score(texts))
@@ -110,15 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         default = score_texts(texts, formulas=[])
-    timings["default"] = time.perf_counter() - t
+        timings["default"] = time.perf_counter() - t
+        t = time.perf_counter()
+        default_v1 = score_texts(texts, formulas=[], judge="learned:v1")
+        timings["default_v1"] = time.perf_counter() - t
     n_split = sum(u > 1 for u in default["units"])
 
     label = {v: f"learned judge ({j.model.version}, `learned:{v}`)" for v, (j, _) in judges.items()}
-    default_label = "ARTS as `compute` scores it (learned-1, sentences averaged)"
+    default_label = "ARTS as `compute` scores it (learned-3, the default, sentences averaged)"
+    v1_label = 'ARTS as `compute` scores it with `judge="learned:v1"` (learned-1, sentences averaged)'
     approaches = {
+        default_label: np.asarray(default["arts"], dtype=float),
+        v1_label: np.asarray(default_v1["arts"], dtype=float),
+        label["v3"]: judges["v3"][1],
         label["v2"]: judges["v2"][1],
         label["v1"]: judges["v1"][1],
-        default_label: np.asarray(default["arts"], dtype=float),
         "length in characters": np.array([len(x) for x in texts], dtype=float),
         "FKGL": formulas["fkgl"],
         "FRE (negated: higher = easier)": -formulas["fre"],
@@ -144,26 +151,26 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Correlation with the Elo ratings of the human majority on ARTS94 (n = {n}; K=16, start 1200, "
         "higher = harder). Signed so that positive = agrees with the humans. 95% CI: percentile "
-        f"bootstrap over texts ({N_BOOT} resamples, seed {SEED}). Margins: learned-2 (v2) or learned-1 (v1) minus the "
-        "row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
+        f"bootstrap over texts ({N_BOOT} resamples, seed {SEED}). Margins: the default `compute` (learned-3) or "
+        "`compute` with learned-1 minus the row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
         f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI. "
         'The learned judges\' rows read each text whole (as `long_texts="team"` and `"whole"` do for texts '
         f"of at most 400 characters); the `compute` row is the default scoring, which rates the {n_split} texts of "
         "two sentences as the word-weighted mean of their sentences.",
         "",
-        "| approach | Spearman | 95% CI | Pearson | Kendall | v2 − row (95% CI) | v1 − row (95% CI) "
+        "| approach | Spearman | 95% CI | Pearson | Kendall | default − row (95% CI) | learned-1 − row (95% CI) "
         "| easier half (95% CI) | paper |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     print(
         f"{'approach':44s} {'Spearman':>8s} {'95% CI':>15s} {'Pearson':>8s} {'Kendall':>8s} "
-        f"{'v2 - row (95% CI)':>26s} {'v1 - row (95% CI)':>26s} {'easier half (95% CI)':>24s}"
+        f"{'default - row (95% CI)':>26s} {'learned-1 - row (95% CI)':>26s} {'easier half (95% CI)':>24s}"
     )
     for name, v in approaches.items():
         pe, ke = pearsonr(v, human)[0], kendalltau(v, human)[0]
         lo, hi = bootstrap_ci(v, human, "spearman", n_resamples=N_BOOT, seed=SEED, method="percentile")
         margins = []
-        for ref in (label["v2"], label["v1"]):
+        for ref in (default_label, v1_label):
             if name == ref:
                 margins.append("-")
             else:
@@ -204,13 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     for v, (judge, _) in judges.items():
         meta = judge.model.meta
         lines.append("")
+        trained = "and README++ English train sentences" if "readmepp" in meta["training"] else "only"
         lines.append(
-            f"{judge.model.version}: trained on the GPT-4 histories of ARTS300/ARTS3000 only; CV choice "
+            f"{judge.model.version}: trained on the GPT-4 histories of ARTS300/ARTS3000 {trained}; CV choice "
             f"`{meta['cv']['selected']}`; temperature {judge.temperature:.3f} Elo points; "
             f"{timings[v]:.2f} s for {n} texts (including model load)."
         )
     lines += [
-        f"Three formulas: {t_formulas:.2f} s. `compute` at its defaults: {timings['default']:.2f} s.",
+        f"Three formulas: {t_formulas:.2f} s. `compute` at its defaults: {timings['default']:.2f} s; "
+        f"with learned-1: {timings['default_v1']:.2f} s.",
         "",
         "Regenerate: `.venv/bin/python benchmarks/learned_judge_accuracy.py`",
         "",

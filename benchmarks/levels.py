@@ -19,11 +19,12 @@ FKGL, Dale-Chall (higher = harder), FRE (higher = easier) and word count. A tie 
 one half. 95% intervals: percentile bootstrap (2,000 resamples, seed 0) over
 abstracts and over articles (an article's three pairs move together).
 
-Scorings compared (same weights, ``learned-1``):
+Scorings compared (the default judge, learned-3, but for the first row):
 
 - ``v1, chunks``: ``judge="learned:v1", long_texts="chunks"``, the scoring of
-  releases up to 0.1 (sentences packed into 150-character units, length-weighted mean);
-- ``0.2, team``: ``judge="learned", long_texts="team"``, the default of release 0.2
+  releases up to 0.1 (learned-1; sentences packed into 150-character units,
+  length-weighted mean);
+- ``0.2, team``: ``judge="learned", long_texts="team"``, the rule of release 0.2
   (a text longer than 400 characters cut into its sentences, rated as their
   Bradley-Terry team: strengths summed, so more sentences rate harder);
 - ``default``: ``judge="learned"`` with the default ``long_texts="mean"`` (every text

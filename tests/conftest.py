@@ -7,16 +7,27 @@ from pathlib import Path
 
 import pytest
 
-from arts_metric.data import ARTSDataNotFoundError, find_data_dir
+from arts_metric.data import ARTSDataNotFoundError, find_data_dir, find_dev_dir
+
+
+def _or_fail(find, what: str) -> Path:
+    """``find()``, or a hard failure naming what is missing: a test never skips silently."""
+    try:
+        return find()
+    except (ARTSDataNotFoundError, FileNotFoundError) as exc:
+        pytest.fail(f"{what} missing: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The ARTS data folder (``ARTS_DATA_DIR`` or ``../shared/arts``); a hard failure if absent."""
-    try:
-        return find_data_dir()
-    except ARTSDataNotFoundError as exc:  # never skip silently
-        pytest.fail(f"ARTS data missing: {exc}", pytrace=False)
+    return _or_fail(find_data_dir, "ARTS data")
+
+
+@pytest.fixture(scope="session")
+def dev_dir() -> Path:
+    """The development sets (``ARTS_DEV_DIR`` or ``../shared/dev``); a hard failure if absent."""
+    return _or_fail(find_dev_dir, "development sets")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from scipy import stats as sps
 from arts_metric.data import load_history, load_pool_rows
 from arts_metric.elo import ratings_from_history
 from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas
-from arts_metric.stats import bootstrap_ci, correlations, williams_test
+from arts_metric.stats import bootstrap_ci, correlations, partial_spearman, williams_test
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +161,22 @@ def test_one_direction_vocabulary_everywhere():
         check_human_scores([1.0, 2.0, 3.0], 3, "up")
     assert list(check_human_scores([1.0, 2.0, 3.0], 3, "easier")) == [1.0, 2.0, 3.0]
     assert list(harder_up(np.array([1.0, -2.0]), "easier")) == [-1.0, 2.0]
+
+
+def test_partial_spearman_removes_what_the_covariate_explains():
+
+    rng = np.random.default_rng(0)
+    length = rng.normal(size=2000)
+    # both follow length only: correlated, but nothing in common beyond length
+    a, b = length + 0.3 * rng.normal(size=2000), length + 0.3 * rng.normal(size=2000)
+    assert sps.spearmanr(a, b)[0] > 0.8 and abs(partial_spearman(a, b, length)) < 0.08
+    # a shared part beyond length survives
+    shared = rng.normal(size=2000)
+    c, d = length + shared, length + shared + 0.3 * rng.normal(size=2000)
+    assert partial_spearman(c, d, length) > 0.9
+    # monotone transforms change nothing (ranks)
+    assert partial_spearman(np.exp(c), d**3, np.exp(length)) == pytest.approx(partial_spearman(c, d, length))
+    with pytest.raises(ValueError, match="one length"):
+        partial_spearman([1, 2, 3], [1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match=r"x\[1\] is nan"):
+        partial_spearman([1, float("nan"), 3], [1, 2, 3], [1, 2, 3])

@@ -12,14 +12,18 @@ from arts_metric.data import find_dev_dir
 from arts_metric.languages import OTHER_LANGUAGES, check_language
 
 SPLITS = ("train", "val")
+#: Languages with README++ splits in the development sets (English trains the learned judge).
+READMEPP_LANGUAGES = ("en", *OTHER_LANGUAGES)
 
 
 def readmepp_rows(code: str, split: str, dev_dir: str | os.PathLike | None = None) -> list[dict]:
     """The rows (``sentence``, ``rating`` 1-6 = CEFR A1-C2, ...) of one language's split;
     ``FileNotFoundError`` naming the file when it is missing."""
     code = check_language(code)
-    if code not in OTHER_LANGUAGES or split not in SPLITS:
-        raise ValueError(f"README++ here has {', '.join(OTHER_LANGUAGES)} x {', '.join(SPLITS)}, not {code}/{split}")
+    if code not in READMEPP_LANGUAGES or split not in SPLITS:
+        raise ValueError(
+            f"README++ here has {', '.join(READMEPP_LANGUAGES)} x {', '.join(SPLITS)}, not {code}/{split}"
+        )
     path = Path(find_dev_dir(dev_dir)) / "readmepp" / f"{code}_{split}.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"README++ {code} {split} split not found: {path} (set ARTS_DEV_DIR)")

@@ -53,6 +53,7 @@ from arts_metric.space_app.about import (
     about_markdown,
     card_section,
     documents_summary,
+    judge_summary,
 )
 from arts_metric.space_app.actions import compare, compare_pairs, score, system_names
 from arts_metric.space_app.calls import call_package, hide_endpoint
@@ -74,6 +75,7 @@ __all__ = [
     "SpaceFiles",
     "about_markdown",
     "documents_summary",
+    "judge_summary",
     "build_app",
     "call_package",
     "card_section",

@@ -41,6 +41,11 @@ class SpaceFiles:
         return self.root / "benchmarks" / "results" / "documents.md"
 
     @property
+    def judge_probes(self) -> Path:
+        """What the judge reads beyond a sentence's length, against the formulas and word count."""
+        return self.root / "benchmarks" / "results" / "judge_probes.md"
+
+    @property
     def all_approaches(self) -> Path:
         """Every approach's agreement, beside the ARTS paper's Table 3."""
         return self.root / "benchmarks" / "results" / "arts94_metrics.md"
@@ -90,27 +95,46 @@ def _results(path: Path, root: Path) -> str:
     return "\n\n".join(p for p in re.split(r"\n\s*\n", body) if not INTERNALS.search(p))
 
 
-def documents_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
-    """The summary of ``benchmarks/results/documents.md`` (each goal for documents, release 0.2's
-    figure, the default's and the best formula's), or a note that the file is missing."""
-    path = files.documents
+def _summary(path: Path, root: Path) -> str:
+    """The ``## Summary`` section of a benchmark report, or a note when the file or the section is missing."""
     if not path.is_file():
-        return f"_{path.relative_to(files.root)} is missing from this folder (`arts publish-space` copies it)._"
-    text = path.read_text(encoding="utf-8")
-    match = re.search(r"^## Summary\n(.*?)(?=^## |\Z)", text, flags=re.S | re.M)
-    if match is None:
-        return f"_{path.relative_to(files.root)} has no summary._"
+        return f"_{path.relative_to(root)} is missing from this folder (`arts publish-space` copies it)._"
+    match = re.search(r"^## Summary\n(.*?)(?=^## |\Z)", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return match.group(1).strip() if match else f"_{path.relative_to(root)} has no summary._"
+
+
+def documents_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
+    """The summary of ``benchmarks/results/documents.md`` (each criterion for documents, release 0.2's
+    figure, the default's and the best formula's), or a note that the file is missing."""
+    summary = _summary(files.documents, files.root)
+    if summary.startswith("_"):
+        return summary
     return (
         "Measured on texts written by people at known levels (Cochrane abstracts and their plain-language "
-        "summaries, OneStopEnglish news at three levels, SciTLDR abstracts and one-sentence summaries):\n\n"
-        + match.group(1).strip()
+        "summaries, OneStopEnglish news at three levels, SciTLDR abstracts and one-sentence summaries):\n\n" + summary
+    )
+
+
+def judge_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
+    """The summary of ``benchmarks/results/judge_probes.md``: what the default judge reads beyond a
+    sentence's length, beside the judge of releases up to 0.4, the formulas and word count."""
+    summary = _summary(files.judge_probes, files.root)
+    if summary.startswith("_"):
+        return summary
+    return (
+        "What the judge reads beyond a sentence's length, sentence by sentence (expert summaries, medical "
+        "abstracts, README++ sentences from 112 domains with their human CEFR level, the ARTS94 raters, "
+        "simplifications people compared), beside the judge of releases up to 0.4 (learned-1):\n\n" + summary
     )
 
 
 def about_markdown(files: SpaceFiles = DEFAULT_FILES) -> tuple[str, str, str, str]:
     """The About tab: the learned judges' agreement with humans, every approach's, how to cite, the card."""
-    agreement = f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n" + _results(
-        files.agreement, files.root
+    agreement = (
+        f"This app's judge is the shipped default, `learned:{DEFAULT_VERSION}`.\n\n"
+        + judge_summary(files)
+        + "\n\n"
+        + _results(files.agreement, files.root)
     )
     cite = card_section("Citation", files)
     card = _without_front_matter(files.card.read_text(encoding="utf-8")) if files.card.is_file() else ""

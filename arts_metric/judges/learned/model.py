@@ -18,10 +18,10 @@ from arts_metric.features import FEATURE_NAMES
 from arts_metric.judges.learned.close_pair import CLOSE_FEATURE_NAMES
 
 #: Version folders under ``arts_metric/resources`` (``judge="learned:v1"`` / ``"learned:v2"``).
-VERSIONS: dict[str, str] = {"v1": "learned_judge", "v2": "learned_judge_v2"}
-#: What ``judge="learned"`` loads. learned-2 agrees better with GPT-4 in cross-validation
-#: but not with the ARTS94 humans (benchmarks/learned_judge_accuracy.py), so learned-1 stays.
-DEFAULT_VERSION = "v1"
+VERSIONS: dict[str, str] = {"v1": "learned_judge", "v2": "learned_judge_v2", "v3": "learned_judge_v3"}
+#: What ``judge="learned"`` loads: learned-3, which reads a text's words and ideas rather than
+#: its length (benchmarks/judge_probes.py); learned-1 stays selectable as ``learned:v1``.
+DEFAULT_VERSION = "v3"
 MODEL_VERSION = "learned-1"  # the version written by the v1 training path (kept for reproduction)
 #: The kernel head reads its standardised inputs (and its support vectors) on a grid of
 #: multiples of ``HEAD_GRID``, clipped to ``±HEAD_CLIP``: every product and every partial
@@ -63,7 +63,7 @@ class LearnedModel:
     with ``z = (x - x_mean) / x_scale`` the standardised ``[representation, features]``
     row and ``zw`` the same with the feature block multiplied by ``feature_weight``.
     The representation is the sentence embedding (``layers`` None, learned-1) or the
-    mean-pooled hidden states of MiniLM ``layers`` (learned-2). ``close_coef`` (None if
+    mean-pooled hidden states of MiniLM ``layers`` (learned-2, learned-3). ``close_coef`` (None if
     the weights have no head) are the logistic weights of the close-pair head over :data:`CLOSE_FEATURE_NAMES`,
     used for pairs with :func:`word_overlap` at least ``close_min_overlap``.
     """
