@@ -38,7 +38,7 @@ Apache-2.0), Cochrane (Devaraj et al. 2021, validation split, CC BY 4.0), OneSto
 2024, MIT; learned-3 was chosen on it, not fitted), ASSET pairwise dev (Alva-Manchego et al.
 2020, CC BY-NC 4.0, validation only), ARTS94 and ARTS3000 (Engelmann et al. 2024).
 
-Writes ``benchmarks/results/judge_probes.md``. About 10 minutes on 2 CPU cores::
+Writes ``benchmarks/results/judge_probes.md``. About 4 minutes on 2 CPU cores::
 
     .venv/bin/python benchmarks/judge_probes.py [--dev-dir DIR] [--data-dir DIR]
 """
@@ -160,8 +160,14 @@ def values(texts: list[str], judge: str | None) -> np.ndarray | dict[str, np.nda
         return np.asarray(score_texts(texts, judge=judge, formulas=())["arts"], dtype=float)
 
 
-def measure(v: dict[str, float], probes: dict, edits: list[tuple[str, str]], pool_scores: np.ndarray | None) -> dict:
-    """Every figure of one measure from ``v`` (text -> value)."""
+def measure(
+    v: dict[str, float],
+    probes: dict,
+    edits: list[tuple[str, str]],
+    pool_scores: tuple[np.ndarray, np.ndarray] | None,
+) -> dict:
+    """Every figure of one measure from ``v`` (text -> value); with ``pool_scores`` (the judge's
+    cross-fitted ARTS3000 scores, GPT-4's Elo), its agreement with GPT-4 too."""
     out = {}
     for key in ("tldr", "cochrane", "ose"):
         hard, easy, pairs = probes[key]
@@ -223,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         t1 = time.time()
         arts = values(texts, spec)
         timings[name] = time.time() - t1
-        key = spec if spec in pool.judge_scores else "learned"
-        rows[f"arts, {name}"] = measure(dict(zip(texts, arts)), probes, edits, (pool.judge_scores[key], pool.ratings))
+        rows[f"arts, {name}"] = measure(dict(zip(texts, arts)), probes, edits, (pool.judge_scores[spec], pool.ratings))
     formulas = values(texts, None)
     for name, vals in formulas.items():
         rows[name] = measure(dict(zip(texts, vals)), probes, edits, None)

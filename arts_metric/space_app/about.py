@@ -95,36 +95,35 @@ def _results(path: Path, root: Path) -> str:
     return "\n\n".join(p for p in re.split(r"\n\s*\n", body) if not INTERNALS.search(p))
 
 
-def _summary(path: Path, root: Path) -> str:
-    """The ``## Summary`` section of a benchmark report, or a note when the file or the section is missing."""
+def _summary(path: Path, root: Path, intro: str) -> str:
+    """``intro`` and the ``## Summary`` section of a benchmark report, or a note when the file or
+    the section is missing."""
     if not path.is_file():
         return f"_{path.relative_to(root)} is missing from this folder (`arts publish-space` copies it)._"
     match = re.search(r"^## Summary\n(.*?)(?=^## |\Z)", path.read_text(encoding="utf-8"), flags=re.S | re.M)
-    return match.group(1).strip() if match else f"_{path.relative_to(root)} has no summary._"
+    return intro + match.group(1).strip() if match else f"_{path.relative_to(root)} has no summary._"
 
 
 def documents_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
     """The summary of ``benchmarks/results/documents.md`` (each criterion for documents, release 0.2's
     figure, the default's and the best formula's), or a note that the file is missing."""
-    summary = _summary(files.documents, files.root)
-    if summary.startswith("_"):
-        return summary
-    return (
+    return _summary(
+        files.documents,
+        files.root,
         "Measured on texts written by people at known levels (Cochrane abstracts and their plain-language "
-        "summaries, OneStopEnglish news at three levels, SciTLDR abstracts and one-sentence summaries):\n\n" + summary
+        "summaries, OneStopEnglish news at three levels, SciTLDR abstracts and one-sentence summaries):\n\n",
     )
 
 
 def judge_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
     """The summary of ``benchmarks/results/judge_probes.md``: what the default judge reads beyond a
     sentence's length, beside the judge of releases up to 0.4, the formulas and word count."""
-    summary = _summary(files.judge_probes, files.root)
-    if summary.startswith("_"):
-        return summary
-    return (
+    return _summary(
+        files.judge_probes,
+        files.root,
         "What the judge reads beyond a sentence's length, sentence by sentence (expert summaries, medical "
         "abstracts, README++ sentences from 112 domains with their human CEFR level, the ARTS94 raters, "
-        "simplifications people compared), beside the judge of releases up to 0.4 (learned-1):\n\n" + summary
+        "simplifications people compared), beside the judge of releases up to 0.4 (learned-1):\n\n",
     )
 
 
