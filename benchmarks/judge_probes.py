@@ -29,7 +29,9 @@ figure:
    scores (goal .005) and its throughput over fp32's.
 
 Every value is ``arts`` (pool ``arts3000``, exhaustive placement; the default rule: a text
-is the mean of its sentences weighted by words) or the formula; a tie counts one half.
+is the mean of its sentences weighted by words) or the formula; a tie counts one half, and a
+pair where a formula is undefined on one of its texts (no word in Latin script, ...) is left
+out of that formula's share, as in ``documents.py``.
 
 Sets (read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR`` and the ARTS data folder;
 no text is stored in the repository or printed): SciTLDR (Cachola et al. 2020, dev split,
@@ -60,6 +62,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from documents import edit_word  # noqa: E402
+from levels import right  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
@@ -86,9 +89,9 @@ def _jsonl(path: Path) -> list[dict]:
 
 
 def share_higher(a: np.ndarray, b: np.ndarray) -> float:
-    """Share of pairs where ``a`` > ``b`` (ties one half)."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return float(np.mean((a > b) + 0.5 * (a == b)))
+    """Share of pairs where ``a`` > ``b`` (ties one half), among the pairs where both are defined
+    (a formula is NaN on a text it does not apply to): :func:`levels.right` with ``a`` the harder."""
+    return float(np.nanmean(right(b, a)))
 
 
 def same_length_pairs(hard: list[str], easy: list[str], same_group: tuple[list, list] | None = None) -> np.ndarray:
@@ -293,7 +296,8 @@ def write(rows: dict, probes: dict, edits: list, speed: dict, cost_arts: dict, t
         f"Run time {seconds / 60:.0f} minutes on 2 CPU cores (scoring every text: "
         + ", ".join(f"{n} {timings[n]:.0f} s" for n in names)
         + "). Formulas and word count measured in the same run; FRE is negated (higher = harder) so that every "
-        "share reads the same way. A tie counts one half.",
+        "share reads the same way. A tie counts one half; a pair where a formula is undefined on one of its texts is "
+        "left out of that formula's share.",
         "",
         f"Pairs: {len(probes['tldr'][2])} TLDR/elementary, {len(probes['cochrane'][2])} Cochrane, "
         f"{len(probes['ose'][2])} OneStopEnglish; {len(probes['readmepp'][0])} README++ sentences; "
