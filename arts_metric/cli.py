@@ -1,12 +1,18 @@
 """The ``arts`` command line. Each subcommand lives in ``arts_metric.commands.<name>``
 and exposes ``register(subparsers)``; errors meant for the user are raised as
-:class:`arts_metric.commands.CLIError` and printed as one line (no traceback)."""
+:class:`arts_metric.commands.CLIError` and printed as one line (no traceback), and
+warnings as one line each, in the command line's words: a subcommand that names
+texts by their lines sets ``args.warning_words`` (a function from a message to the
+message with ``predictions[i]`` and the like in its words)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
+import warnings
+from typing import Callable
 
 from arts_metric import __version__
 from arts_metric.commands import CLIError
@@ -47,11 +53,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The API's words in warnings, and the command line's for them.
+_CLI_WORDS: tuple[tuple[str, str], ...] = (
+    (r'\blanguage="(\w+)"', r"--language \1"),
+    (r"\bset language= to\b", "set --language to"),
+    (r'\(for (\w+) script: "(\w+)"\)', r"(for \1 script: --language \2)"),
+)
+
+
+def cli_words(message: str, words: Callable[[str], str] | None = None) -> str:
+    """A warning's ``message`` in the command line's words: ``words`` (the subcommand's, if any)
+    first, then the settings as flags (``language="en"`` -> ``--language en``), on one line."""
+    text = words(message) if words is not None else message
+    for pattern, repl in _CLI_WORDS:
+        text = re.sub(pattern, repl, text)
+    return " ".join(text.split())
+
+
+def _show_warnings(args: argparse.Namespace) -> Callable[..., None]:
+    def show(message, category, filename, lineno, file=None, line=None) -> None:  # warnings.showwarning's signature
+        from tqdm import tqdm
+
+        text = cli_words(str(message), getattr(args, "warning_words", None))
+        tqdm.write(scrub(f"arts {args.command}: warning: {text}"), file=sys.stderr)  # above a progress bar
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warnings(args)
+            return int(args.func(args) or 0)
     except CLIError as exc:
         print(scrub(f"arts {args.command}: error: {exc}"), file=sys.stderr)
         return 2

@@ -129,7 +129,8 @@ class ScoringConfig:
         None,
         _mapping("judge options"),
         "dict",
-        "keyword arguments for the judge (values may be given as text, e.g. {'concurrency': '8'})",
+        "keyword arguments for the judge, e.g. {'precision': 'int8'} (the learned judge in 8-bit integers on "
+        "the CPU), {'device': 'cuda'} or, for an LLM, {'concurrency': 8}; values may be given as text",
     )
     formulas: Any = _setting(
         DEFAULT_FORMULAS,
@@ -280,6 +281,7 @@ class ScoringConfig:
         if unknown:
             raise ValueError(
                 f"unknown setting(s) {', '.join(map(repr, unknown))}; valid settings: {', '.join(self.names())}"
+                + nested_setting_hint({k: changes[k] for k in unknown})
             )
         return dataclasses.replace(self, **changes)
 
@@ -303,6 +305,27 @@ class ScoringConfig:
         if self.language != DEFAULT_LANGUAGE and isinstance(pool, str) and pool == DEFAULT_POOL:
             pool = pool_name(self.language)
         return load_pool(pool, judge=judge, data_dir=self.data_dir)
+
+
+def nested_setting_hint(unknown: Mapping[str, Any]) -> str:
+    """For unknown settings that are options of a judge or of a placement method, the
+    setting they belong in, as clauses to append to the error (e.g. ``precision='int8'``:
+    ``"; 'precision' is a judge option: pass judge_options={'precision': 'int8'}"``);
+    ``""`` when none is."""
+    from arts_metric.judges.learned import LearnedJudge
+    from arts_metric.llm.options import ALIASES, LLMOptions
+    from arts_metric.options import option_types
+
+    judge_names = set(option_types(LearnedJudge, exclude=("weights",))) | set(option_types(LLMOptions)) | set(ALIASES)
+    placement_names = {name for method in METHODS for name in method_options(method)}
+    hints = []
+    for setting, names in (("judge_options", judge_names), ("placement_options", placement_names)):
+        found = {k: v for k, v in unknown.items() if k in names}
+        if found:
+            kind = "a judge option" if setting == "judge_options" else "a placement option"
+            which = ", ".join(map(repr, found))
+            hints.append(f"; {which} {'is' if len(found) == 1 else 'are each'} {kind}: pass {setting}={found!r}")
+    return "".join(hints)
 
 
 def _field(name: str) -> dataclasses.Field:

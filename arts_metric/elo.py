@@ -154,12 +154,15 @@ _PAIRS_PER_BLOCK = 2**18
 _FACTOR_SPAN = 600.0
 
 
-def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _mean_expected_scores(
+    r: np.ndarray, pool_ratings: np.ndarray, c: float = _LN10_OVER_SCALE
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each rating ``r_i`` against the pool ``R``: ``mean_j E(r_i, R_j)``,
     ``mean_j (1 - E)`` (summed on its own, so that it keeps its precision where
     the first is close to 1) and ``mean_j E (1 - E)`` (the first's derivative in
-    ``r_i`` over ``ln 10 / 400``). Each row is computed on its own, so its values
-    do not depend on the other rows.
+    ``r_i`` over ``c``), with ``E = 1 / (1 + exp(-c (r_i - R_j)))`` (``c = ln 10 /
+    400``: eq. 1). Each row is computed on its own, so its values do not depend on
+    the other rows.
 
     Why not ``expit`` on the pair matrix: with ``q_ij = 10^((R_j - r_i)/400) =
     a_i b_j`` (both factors centred on the pool's mid-range), ``E = 1 / (1 + q)``,
@@ -169,7 +172,6 @@ def _mean_expected_scores(r: np.ndarray, pool_ratings: np.ndarray) -> tuple[np.n
     Elo), so the factors and their product stay finite; pools wider than
     ``_FACTOR_SPAN`` take the ``expit`` path (decided by the pool alone).
     """
-    c = _LN10_OVER_SCALE
     low, high = pool_ratings.min(), pool_ratings.max()
     mid = 0.5 * (high + low)
     x = c * (r - mid)
@@ -198,13 +200,18 @@ def mean_expected_score(pool_ratings: np.ndarray, ratings: np.ndarray | Sequence
     the pool a text rated ``R`` is expected to beat (be harder than), in [0, 1]. The
     inverse of :func:`rating_of_expected_score`; NaN stays NaN. Each value is computed
     on its own, so it does not depend on the other ratings passed with it."""
+    return _mean_logistic(pool_ratings, ratings, _LN10_OVER_SCALE)
+
+
+def _mean_logistic(pool_ratings: np.ndarray, ratings: np.ndarray | Sequence[float], c: float) -> np.ndarray:
+    """``mean_j expit(c (R - R_j))`` for each ``R``, each on its own; NaN stays NaN."""
     pool_ratings = np.asarray(pool_ratings, dtype=float)
     r = np.asarray(ratings, dtype=float)
     flat = r.ravel()
     out = np.full(flat.shape, np.nan)
     ok = ~np.isnan(flat)
     if ok.any():
-        out[ok] = _mean_expected_scores(flat[ok], pool_ratings)[0]
+        out[ok] = _mean_expected_scores(flat[ok], pool_ratings, c)[0]
     return out.reshape(r.shape)
 
 
@@ -232,11 +239,15 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
     that are harder or easier than the whole pool. ``share`` is clipped to
     [1e-9, 1 - 1e-9]; NaN stays NaN. Elo points.
     """
+    return _invert_mean_logistic(pool_ratings, share, _LN10_OVER_SCALE)
+
+
+def _invert_mean_logistic(pool_ratings: np.ndarray, share: np.ndarray | Sequence[float], c: float) -> np.ndarray:
+    """The ``R`` with ``mean_j expit(c (R - R_j)) = share``, ``share`` clipped to [1e-9, 1 - 1e-9]."""
     pool_ratings = np.asarray(pool_ratings, dtype=float)
     m = np.clip(np.asarray(share, dtype=float), 1e-9, 1.0 - 1e-9)
     flat = m.ravel()
     ok = ~np.isnan(flat)
-    c = _LN10_OVER_SCALE
     target = np.log(flat[ok]) - np.log1p(-flat[ok])  # logit(share)
     r = pool_ratings.mean() + target / c  # exact for a pool of one rating
     # The root lies between the ratings that score `share` against the pool's
@@ -251,7 +262,7 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
             break
         idx = np.flatnonzero(active)
         ra = r[idx]
-        f, f_lose, var = (np.maximum(v, 1e-300) for v in _mean_expected_scores(ra, pool_ratings))
+        f, f_lose, var = (np.maximum(v, 1e-300) for v in _mean_expected_scores(ra, pool_ratings, c))
         g = np.log(f) - np.log(f_lose) - target[idx]
         lo[idx] = np.where(g < 0, np.maximum(lo[idx], ra), lo[idx])
         hi[idx] = np.where(g > 0, np.minimum(hi[idx], ra), hi[idx])
@@ -264,3 +275,43 @@ def rating_of_expected_score(pool_ratings: np.ndarray, share: np.ndarray | Seque
     out = np.full(flat.shape, np.nan)
     out[ok] = r
     return out.reshape(m.shape)
+
+
+def position_width(pool_ratings: np.ndarray | Sequence[float]) -> float:
+    """The width ``w`` (Elo points) that smooths a pool's ratings into its position
+    scale (:func:`pool_position`): Silverman's rule of thumb for a kernel density,
+    ``0.9 min(sd, IQR / 1.34) N^(-1/5)``, given to a logistic kernel as its standard
+    deviation (``w = that * sqrt(3) / pi``). About 3.7 for ARTS3000. A pool of equal
+    ratings gets 1 point. A property of the pool alone."""
+    r = np.asarray(pool_ratings, dtype=float)
+    sd = float(np.std(r, ddof=1)) if len(r) > 1 else 0.0
+    q75, q25 = np.percentile(r, [75, 25])
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    if not spread > 0:
+        return 1.0
+    return 0.9 * spread * len(r) ** -0.2 * math.sqrt(3.0) / math.pi
+
+
+def pool_position(pool_ratings: np.ndarray | Sequence[float], ratings: np.ndarray | Sequence[float]) -> np.ndarray:
+    """A rating's position in a pool: the share of the pool's ratings below it, with
+    each pool rating smoothed by a logistic kernel of width :func:`position_width`,
+    ``mean_j expit((R - R_j) / w)``. In (0, 1), higher = harder; strictly increasing,
+    so ratings beyond the pool's easiest and hardest text keep distinct positions;
+    within the pool it follows the rank share (:func:`rank_scale`) to within a few
+    hundredths. The inverse of :func:`rating_of_pool_position`; each value on its own;
+    NaN stays NaN."""
+    pool_ratings = np.asarray(pool_ratings, dtype=float)
+    return _mean_logistic(pool_ratings, ratings, 1.0 / position_width(pool_ratings))
+
+
+def rating_of_pool_position(
+    pool_ratings: np.ndarray | Sequence[float], position: np.ndarray | Sequence[float]
+) -> np.ndarray:
+    """The rating at ``position`` (a share of the pool, higher = harder) on the pool's
+    own scale: the ``R`` with :func:`pool_position` ``= position``. Within the pool's
+    range it is the pool's rating quantile (position .5 is near the median rating);
+    positions within ``1/N`` of 0 or 1 reach a few widths beyond the easiest or hardest
+    pool rating, still distinct and ordered. ``position`` is clipped to
+    [1e-9, 1 - 1e-9]; NaN stays NaN. Elo points, higher = harder."""
+    pool_ratings = np.asarray(pool_ratings, dtype=float)
+    return _invert_mean_logistic(pool_ratings, position, 1.0 / position_width(pool_ratings))

@@ -122,7 +122,7 @@ def _builtin_pool(name: str) -> Pool:
     )
 
 
-def pool_from_rows(rows: Sequence[dict], name: str = "custom", judge: "Judge | None" = None, seed: int = 0) -> Pool:
+def pool_from_rows(rows: Sequence[dict], name: str = "custom", judge: Judge | None = None, seed: int = 0) -> Pool:
     """Build a pool from dicts with ``text`` and optional ``id`` / ``elo``.
 
     Without ``elo`` in every row, ``judge`` rates the pool on a seeded schedule.
@@ -173,8 +173,8 @@ def rate_texts(
 
 
 def load_pool(
-    spec: "str | os.PathLike | Pool | Sequence[dict] | Any" = DEFAULT_POOL,
-    judge: "Judge | None" = None,
+    spec: str | os.PathLike | Pool | Sequence[dict] | Any = DEFAULT_POOL,
+    judge: Judge | None = None,
     data_dir: str | os.PathLike | None = None,
 ) -> Pool:
     """Resolve ``pool=`` arguments: a built-in name, a path, a ``datasets.Dataset``,

@@ -232,6 +232,20 @@ def looks_english(text: str) -> bool:
     return english >= other
 
 
+#: Words per sentence above which the formulas' reading of a text is warned about: sentence
+#: lengths they were fitted on stay far below it, and text without sentence-ending punctuation
+#: (a transcript, a list, a cut-off output) reads as one endless sentence.
+LONG_SENTENCE_WORDS = 100
+
+
+def words_per_sentence(text: str) -> float:
+    """Words per sentence as the formulas count them (textstat's counts); NaN where the
+    formulas are undefined (:func:`formulas_apply`)."""
+    if not formulas_apply(text):
+        return math.nan
+    return float(_textstat_backend().words_per_sentence(text))
+
+
 def compute_formulas(texts: Iterable[str], formulas: Iterable[str] = DEFAULT_FORMULAS) -> dict[str, np.ndarray]:
     """Readability formulas for each text, offline.
 

@@ -3,8 +3,9 @@ CLI and the app. Its settings are a :class:`arts_metric.config.ScoringConfig`.
 
 Conventions: ``arts`` is in [0, 1] and **higher = harder** (the share of the
 reference pool's texts rated easier than the text); ``arts_elo`` is the same
-judgment on the pool's unbounded Elo scale (1200 = the pool's starting rating;
-+400 means 10:1 odds of being judged harder). ``arts_delta`` is
+position read on the pool's own Elo scale (the rating a pool text at that
+position has, :func:`arts_metric.elo.rating_of_pool_position`; a text beyond
+every pool text lies a little beyond the pool's range, still ordered). ``arts_delta`` is
 ``source_arts - arts``: **positive = the output is easier than its source**.
 
 Order of work, so that a bad input never costs a request: the inputs
@@ -35,7 +36,7 @@ import numpy as np
 
 from arts_metric.config import ScoringConfig
 from arts_metric.directions import Direction
-from arts_metric.elo import expected_score
+from arts_metric.elo import expected_score, rating_of_expected_score
 from arts_metric.inputs import (
     EmptyPolicy,
     blank_indices,
@@ -48,9 +49,9 @@ from arts_metric.inputs import (
 from arts_metric.judges import Judge
 from arts_metric.languages.formulas import formula_higher_is_harder
 from arts_metric.languages.formulas import formula_values as compute_formulas
-from arts_metric.languages.scripts import script_warning
+from arts_metric.languages.scripts import mismatched_texts, script_warning
 from arts_metric.llm.report import request_summary, stats_since
-from arts_metric.readability import looks_english
+from arts_metric.readability import LONG_SENTENCE_WORDS, looks_english, words_per_sentence
 from arts_metric.scorer import Scorer, split_settings
 from arts_metric.units import place_texts
 from arts_metric.userwarnings import warn as warn_user
@@ -103,7 +104,9 @@ def _p_output_easier(
     ``compare_close``, which reads both texts: the words an edit removed and added,
     for near-paraphrases whose absolute scores differ by noise. A pair where either
     text was cut into sentences (``split``; ``long_texts="mean"`` or ``"team"``) is judged
-    from the two texts' ratings, ``E(source, output)`` of eq. 1: the close-pair head reads at most one
+    from the two texts' ``arts`` read as Elo ratings against the pool
+    (:func:`arts_metric.elo.rating_of_expected_score`), ``E(source, output)`` of eq. 1
+    (``source_elo`` and ``output_elo`` are those ratings): the close-pair head reads at most one
     window of text, and on paragraphs the sentence ratings order pairs better
     (``benchmarks/levels.py``). An empty list when there is no pair to judge."""
     close = getattr(judge, "compare_close", None)
@@ -162,13 +165,16 @@ def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_high
 
 
 def _warn_formulas(
-    formula_names: list[str], values: dict[str, np.ndarray], groups: dict[str, list[str]], blank: dict[str, set[int]]
+    formula_names: list[str], values: dict[str, np.ndarray], groups: dict[str, list[str]], said: dict[str, set[int]]
 ) -> None:
+    """Warn about texts the formulas are undefined on and about texts that do not look
+    English, leaving out the texts of ``said`` (empty, or already named as written in
+    another script)."""
     for name, texts in groups.items():
         undefined = [
             i
             for i in range(len(texts))
-            if i not in blank[name] and any(np.isnan(values[f][name][i]) for f in formula_names)
+            if i not in said[name] and any(np.isnan(values[f][name][i]) for f in formula_names)
         ]
         if undefined:
             warn_user(
@@ -176,12 +182,25 @@ def _warn_formulas(
                 f"punctuation, emoji, digits or another script only): {', '.join(formula_names)} are None there; "
                 "ARTS scores them"
             )
+        endless = [
+            i
+            for i in range(len(texts))
+            if i not in said[name]
+            and not any(np.isnan(values[f][name][i]) for f in formula_names)
+            and words_per_sentence(texts[i]) > LONG_SENTENCE_WORDS
+        ]
+        if endless:
+            warn_user(
+                f"the readability formulas read {_named(endless, name)} as sentences of more than "
+                f"{LONG_SENTENCE_WORDS} words on average (little or no sentence-ending punctuation): "
+                f"{', '.join(formula_names)} {'means' if len(formula_names) == 1 else 'mean'} little there"
+            )
     # Texts without a letter (already warned about above) say nothing about the language.
     texts = [
         t
         for name, ts in groups.items()
         for i, t in enumerate(ts)
-        if i not in blank[name] and any(c.isalpha() for c in t)
+        if i not in said[name] and any(c.isalpha() for c in t)
     ]
     foreign = sum(not looks_english(t) for t in texts)
     if texts and foreign > len(texts) / 2:
@@ -271,7 +290,9 @@ def score_texts(
     for name, texts in groups.items():
         offsets[name] = len(all_texts)
         all_texts += texts
-    for name, texts in groups.items():  # before any judge request: texts in another language's script
+    foreign: dict[str, set[int]] = {}  # texts in another language's script, named in one warning each group
+    for name, texts in groups.items():  # before any judge request
+        foreign[name] = set(mismatched_texts(texts, config.language))
         if (message := script_warning(texts, config.language, name)) is not None:
             warn_user(message)
     blank_all = set(blank_indices(all_texts))
@@ -338,8 +359,9 @@ def score_texts(
             undefined |= np.isnan(formula_values[f]["predictions"])
         result["n_formula_undefined"] = int(undefined.sum())
         if config.language == "en":
+            named = {name: blank[name] | foreign[name] for name in groups}  # already said
             _warn_formulas(
-                formula_names, formula_values, {k: v for k, v in groups.items() if k != "references"}, blank
+                formula_names, formula_values, {k: v for k, v in groups.items() if k != "references"}, named
             )
     if allow_empty:
         result["n_empty"] = len(blank["predictions"])
@@ -365,12 +387,15 @@ def score_texts(
         # so it orders near-paraphrases better than the difference of two scores.
         both = [i for i in range(n) if i not in fixed["predictions"] and i not in fixed["sources"]]
         src_units, pred_units = part(units, "sources"), part(units, "predictions")
+        # win probabilities live on the Elo expected-score scale of the two texts' arts, not on
+        # the pool's rating scale of arts_elo (the pool's K=16 ratings are narrower than the judge's odds)
+        pool_ratings = scorer.pool.ratings
         p = _p_output_easier(
             judge_obj,
             [sources[i] for i in both],
             [predictions[i] for i in both],
-            part(elo, "sources")[both],
-            part(elo, "predictions")[both],
+            rating_of_expected_score(pool_ratings, part(arts, "sources")[both]),
+            rating_of_expected_score(pool_ratings, part(arts, "predictions")[both]),
             ((src_units[both] > 1) | (pred_units[both] > 1)) & (config.long_texts in ("mean", "team")),
         )
         if p is not None:

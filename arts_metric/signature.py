@@ -3,7 +3,7 @@
 As sacrebleu's signature does for BLEU, ``arts_signature`` lets two papers tell
 whether their ARTS numbers are comparable, e.g.::
 
-    arts:1|judge:learned-3|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.5.0
+    arts:1|judge:learned-3|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.6.0
 
 Fields, in this order:
 

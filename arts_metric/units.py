@@ -7,19 +7,22 @@ text's values come from its units' depends on ``long_texts``:
 
 - ``"mean"`` (default): one unit per sentence, at any length; the text's
   ``arts_elo`` is the mean of its sentences' ``arts_elo`` weighted by their
-  words (:func:`mean_rating`), and its ``arts`` the share of the pool that
-  rating is expected to beat (:func:`arts_metric.elo.mean_expected_score`). A
+  words (:func:`mean_rating`), and its ``arts`` that rating's position in the
+  pool (:func:`arts_metric.elo.pool_position`), both on the pool's one scale. A
   text's score is how hard its language is per word read, not how much there
   is to read: a text written twice scores as the text, two texts joined score
   between them. A text of one sentence keeps that sentence's values. Its
   interval (and its quantiles) apply the same mean to the units' bounds.
 - ``"team"`` (the default of release 0.2): a text longer than ``split_above``
-  characters is cut into one unit per sentence; the text's ``arts_elo`` is
-  the Bradley-Terry team rating of its sentences' ratings
-  (:func:`arts_metric.elo.team_rating`: its strength is the sum of theirs) and
-  its ``arts`` the share of the pool that rating is expected to beat
-  (:func:`arts_metric.elo.mean_expected_score`), so ``arts`` still reads "harder
-  than this share of the pool". A text of one unit keeps that unit's values.
+  characters is cut into one unit per sentence; its sentences' ``arts`` are
+  read as Elo expected scores against the pool
+  (:func:`arts_metric.elo.rating_of_expected_score`), combined by the
+  Bradley-Terry team rule (:func:`arts_metric.elo.team_rating`: its strength is
+  the sum of theirs), and the text's ``arts`` is the share of the pool that
+  team rating is expected to beat (:func:`arts_metric.elo.mean_expected_score`);
+  its ``arts_elo`` is that ``arts`` on the pool's scale
+  (:func:`arts_metric.elo.rating_of_pool_position`). A text of one unit keeps
+  that unit's values.
   Its interval applies the same rule to the units' bounds.
 - ``"chunks"``: units of packed sentences; the text's values are the means of
   its units' values weighted by their lengths in characters, its interval the
@@ -43,7 +46,13 @@ import numpy as np
 
 from arts_metric import placement as placement_mod
 from arts_metric.config import ScoringConfig
-from arts_metric.elo import mean_expected_score, rating_of_expected_score, team_rating
+from arts_metric.elo import (
+    mean_expected_score,
+    pool_position,
+    rating_of_expected_score,
+    rating_of_pool_position,
+    team_rating,
+)
 from arts_metric.features import words
 from arts_metric.judges import PointwiseJudge
 from arts_metric.placement.result import empty_result
@@ -135,19 +144,22 @@ def mean_rating(ratings: np.ndarray | Sequence[float], weights: np.ndarray | Seq
 
 def _mean_arts(pool: Pool, unit_arts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """ARTS values of a text from its units' ARTS values ``(units, k)`` column by column
-    (bounds or quantiles at one level): each column's ratings averaged by
-    :func:`mean_rating`, then placed back on the pool's ARTS scale. ``(k,)``."""
+    (bounds or quantiles at one level): each column read on the pool's scale
+    (:func:`arts_metric.elo.rating_of_pool_position`), averaged by :func:`mean_rating`,
+    then placed back as a position in the pool. ``(k,)``."""
     columns, back = np.unique(unit_arts, axis=1, return_inverse=True)
-    unit_ratings = rating_of_expected_score(pool.ratings, columns)
+    unit_ratings = rating_of_pool_position(pool.ratings, columns)
     combined = [mean_rating(unit_ratings[:, j], weights) for j in range(unit_ratings.shape[1])]
-    return mean_expected_score(pool.ratings, np.asarray(combined))[np.ravel(back)]
+    return pool_position(pool.ratings, np.asarray(combined))[np.ravel(back)]
 
 
 def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
     """ARTS values of a text from its units' ARTS values ``(units, k)`` taken column by
-    column (bounds or quantiles at one level): each column's ratings combined by the
-    team rule, then placed back on the pool's ARTS scale. ``(k,)``. Equal columns (all of
-    them for a placement that sampled nothing) are computed once."""
+    column (bounds or quantiles at one level): each column's ratings on the Elo
+    expected-score scale (:func:`arts_metric.elo.rating_of_expected_score`, where
+    the team rule's strengths add) combined by the team rule, then placed back on
+    the pool's ARTS scale. ``(k,)``. Equal columns (all of them for a placement that
+    sampled nothing) are computed once."""
     columns, back = np.unique(unit_arts, axis=1, return_inverse=True)
     unit_ratings = rating_of_expected_score(pool.ratings, columns)
     combined = [team_rating(unit_ratings[:, j]) for j in range(unit_ratings.shape[1])]
@@ -205,7 +217,7 @@ def place_texts(
     unit_idx = [[unique[u] for u in units] for units in unit_lists]
     rule = config.long_texts
     unit_w = [unit_weights(units, rule) for units in unit_lists]
-    by_rating = rule in ("mean", "team")  # combined on the Elo scale, a text of one unit keeps its values
+    by_rating = rule in ("mean", "team")  # combined as ratings, a text of one unit keeps its values
 
     def combine_columns(idx: np.ndarray, w: np.ndarray | None, columns: np.ndarray) -> np.ndarray:
         """A text's ARTS bounds or quantiles ``(k,)`` from its units' ``(units, k)``."""
@@ -217,7 +229,7 @@ def place_texts(
             return _team_arts(pool, columns)
         return np.average(columns, axis=0, weights=w)
 
-    combined: list[int] = []  # texts rated from several units on the Elo scale: their ARTS follows below
+    combined: list[int] = []  # texts rated as a mean of several units' ratings: their ARTS follows below
     for i, idx_list in enumerate(unit_idx):
         idx, w = np.array(idx_list), unit_w[i]
         ok = ~np.isnan(unit_arts[idx])
@@ -234,8 +246,8 @@ def place_texts(
             ratings[i] = mean_rating(unit_ratings[idx], w)
             combined.append(i)
         elif rule == "team":
-            ratings[i] = team_rating(unit_ratings[idx])
-            combined.append(i)
+            arts[i] = _team_arts(pool, unit_arts[idx][:, None])[0]
+            ratings[i] = rating_of_pool_position(pool.ratings, arts[i])
         else:
             # Chunks (and "whole", one unit): the length-weighted mean of the units, on both
             # scales; the interval is the same mean of their bounds (conservative).
@@ -243,7 +255,7 @@ def place_texts(
             ratings[i] = np.average(unit_ratings[idx], weights=w)
         if bounds is not None:
             bounds[i] = combine_columns(idx, w, np.asarray(unit_iv, dtype=float)[idx])
-    arts[combined] = mean_expected_score(pool.ratings, ratings[combined])  # each value on its own
+    arts[combined] = pool_position(pool.ratings, ratings[combined])  # each value on its own
     unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(unit_texts)))
     calls_per_text = [int(unit_calls[idx].sum()) for idx in unit_idx]
     mean_interval = None

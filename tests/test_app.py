@@ -238,6 +238,20 @@ def test_pairs_tab_uploads_a_csv_and_colours_verdicts(page, tmp_path):
     _shot(page, tmp_path, "pairs")
 
 
+def test_a_later_success_closes_the_toasts_of_an_earlier_error(page):
+    page.locator("#texts textarea").fill("The cat sat.\n\nThe dog ran.")
+    page.get_by_role("button", name="Score", exact=True).click()
+    error = page.locator(".toast-body", has_text="blank line")
+    error.first.wait_for(timeout=SLOW)
+    page.locator("#texts textarea").fill("The cat sat.\nThe dog ran.")
+    page.get_by_role("button", name="Score", exact=True).click()
+    page.locator("#score-summary", has_text="Mean ARTS").wait_for(timeout=SLOW)
+    assert error.count() == 0
+    page.get_by_role("tab", name="Compare systems").click()
+    page.get_by_role("button", name="Compare systems").wait_for(timeout=SLOW)
+    assert page.get_by_text("Pairwise tests").count() == 0  # no heading over tests not run yet
+
+
 def test_an_error_names_the_line_and_shows_no_traceback(page, tmp_path):
     page.get_by_role("tab", name="Original vs simplification").click()
     page.locator("#originals textarea").fill("The cat sat.\nThe dog barked loudly.\nBirds sing.")
@@ -779,10 +793,15 @@ def test_score_table_and_figure_show_one_elo_scale_in_the_page(page, tmp_path):
     head = table.locator("thead th").evaluate_all("cells => cells.map(c => c.innerText.trim())")
     body = table.locator(".body-cell").evaluate_all("cells => cells.map(c => c.innerText.trim())")
     rows = [body[k : k + len(head)] for k in range(0, len(body), len(head))]
-    shown = sorted(float(r[head.index("arts_elo")]) for r in rows if r[head.index("line")] in ("1", "2", "3"))
+    mine = [r for r in rows if r[head.index("line")] in ("1", "2", "3")]
+    shown = sorted(float(r[head.index("arts_elo")]) for r in mine)
     assert len(shown) == 3, (head, rows)
-    ratings = np.sort(load_pool(DEFAULT_POOL).ratings)
-    assert shown[0] < ratings[0]  # the bike sentence is easier than every pool text: drawn there, not moved
+    pool = load_pool(DEFAULT_POOL)
+    ratings = np.sort(pool.ratings)
+    # one scale: each arts_elo sits among the pool's ratings where the text's arts says
+    for r in mine:
+        place = float(pool.arts_of_rating([float(r[head.index("arts_elo")])])[0])
+        assert place == pytest.approx(float(r[head.index("arts")]), abs=0.05), r
     low, high = _axis(ratings, shown)
     centres, left, right = _elo_lines_in_figure(page, "score-plot", tmp_path)
     drawn = sorted(low + (c - left) / (right - left) * (high - low) for c in centres)
@@ -878,6 +897,19 @@ def test_the_page_reads_on_a_desktop_and_on_a_phone(server, browser, tmp_path, w
         )
         assert cells == [True] * 4 * len(heads), cells  # every row in view, the paragraph's too
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing widens the page
+        # the sentence breakdown: every number in view on one line, each sentence readable beside them
+        cells = page.evaluate(
+            """() => [...document.querySelectorAll('#score-sentences .arts-text tbody tr')].map(r =>
+                [...r.querySelectorAll('td')].map(c => { const b = c.getBoundingClientRect();
+                    return {right: b.right, width: b.width, height: b.height}; }))"""
+        )
+        assert len(cells) == 3, cells
+        line_height = min(c[1]["height"] for c in cells)
+        for row in cells:
+            assert all(c["right"] <= width + 1 for c in row), (width, row)  # nothing hidden sideways
+            assert all(c["height"] <= line_height + 1 for c in row[:3]) or row[3]["height"] > line_height, row
+            table_width = row[3]["right"] - (row[0]["right"] - row[0]["width"])
+            assert row[3]["width"] >= 0.45 * table_width, (width, row)  # the sentence, not 4 letters of it
         _shot(page, tmp_path, f"score-{width}")
         table.locator(".body-cell", has_text="The cat sat on the mat.").first.click()  # its text is cut ...
         table.get_by_text("came through the window of the old house.", exact=False).first.wait_for(timeout=SLOW)
@@ -889,6 +921,39 @@ def test_the_page_reads_on_a_desktop_and_on_a_phone(server, browser, tmp_path, w
         page.get_by_role("tab", name="About").click()
         page.locator("#agreement table").first.wait_for(timeout=SLOW)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # the agreement table: headers break between words only, numbers stay whole, it scrolls if it must
+        for h in page.evaluate(HEADERS_JS, "agreement"):
+            assert h["box_right"] <= width + 1 and (h["right"] <= h["box_right"] + 1 or h["scrolls"]), (width, h)
+        assert page.evaluate(BROKEN_WORDS_JS, "#agreement th") == [], width
+        numbers = page.evaluate(
+            """() => [...document.querySelectorAll('#agreement td')].map(c => {
+                const r = document.createRange(); r.selectNodeContents(c);
+                const tops = [...r.getClientRects()].filter(b => b.width > 0).map(b => b.top).sort((x, y) => x - y);
+                const lines = tops.filter((t, k) => k === 0 || t - tops[k - 1] > 8).length;  // inline code sits a pixel off
+                return [c.innerText.trim(), lines]; })"""
+        )
+        assert numbers and [cell for cell in numbers if cell[1] > 1] == [], width
         _shot(page, tmp_path, f"pairs-{width}")
     finally:
         page.close()
+
+
+def test_the_score_tables_label_names_only_the_chosen_formulas_that_read_higher_easier():
+    from arts_metric.space_app.layout import table_label
+
+    assert table_label(["fkgl", "fre", "dale_chall"]) == (
+        "Scores (arts: higher = harder; FRE: higher = easier). Click a text to read it whole."
+    )
+    french = table_label(["kandel_moles"])  # French: FRE is not reported
+    assert "FRE" not in french and "kandel_moles: higher = easier" in french
+    assert table_label([]) == "Scores (arts: higher = harder). Click a text to read it whole."
+
+
+def test_space_messages_name_the_menu_not_the_api_setting():
+    from arts_metric.languages.scripts import script_warning
+    from arts_metric.space_app.calls import page_words
+
+    message = page_words(script_warning(["The cat sat.", "هذا نص عربي بسيط للاختبار."], "en", "predictions"))
+    assert "language=" not in message and "predictions" not in message.split("(")[0]
+    assert '"Language of the texts: English" scores them against an English pool' in message
+    assert message.endswith('choose the texts\' language in "Language of the texts" (for Arabic script: Arabic)')

@@ -467,3 +467,18 @@ def test_ray_out_that_is_neither_one_file_nor_a_folder_is_one_line(tmp_path, out
     line = _one_error_line(run("score", str(src), "--engine", "ray", "--out", f"{tmp_path}/{out}", *flags))
     assert line.startswith(f"arts score: error: --out {tmp_path}/{out}") and why.format(tmp=tmp_path) in line, line
     assert list(tmp_path.iterdir()) == [src]
+
+
+def test_warnings_are_one_line_each_in_the_command_lines_words(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXTS[0] + "\n" + "هذا نص عربي بسيط للاختبار." + "\n")
+    proc = run("score", str(src), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    warned = [ln for ln in proc.stderr.splitlines() if "warning" in ln.lower()]
+    assert warned == [
+        "arts score: warning: 1 of 2 texts are not written in Latin script (line 2: Arabic) but --language en "
+        "(English) scores them against an English pool with an English judge, and the readability formulas, "
+        "which read Latin-script words, are None on those without one; set --language to the texts' language "
+        "(for Arabic script: --language ar)"
+    ], proc.stderr
+    assert "UserWarning" not in proc.stderr and "sys.exit" not in proc.stderr

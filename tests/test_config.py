@@ -87,8 +87,13 @@ def test_unknown_settings_list_the_valid_ones():
     valid = "valid settings: pool, judge, judge_options, formulas, placement, placement_options, long_texts, chunk_chars, split_above, data_dir"
     with pytest.raises(ValueError, match=f"unknown setting\\(s\\) 'pools'; {valid}"):
         ScoringConfig.from_settings({"pools": "arts94"})
-    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'budget', 'formula'"):
+    with pytest.raises(ValueError, match="unknown setting\\(s\\) 'budget', 'formula'") as info:
         score_texts([PLAIN], formula=["fkgl"], budget=3)
+    # an option of the placement (or the judge) given as a setting: the error says where it belongs
+    assert str(info.value).endswith("; 'budget' is a placement option: pass placement_options={'budget': 3}")
+    with pytest.raises(ValueError) as info:
+        ScoringConfig.from_settings({"pools": "arts94"})
+    assert "is a judge option" not in str(info.value) and "placement option" not in str(info.value)
     with pytest.raises(ValueError, match="unknown setting 'nope'"):
         ScoringConfig.help("nope")
 

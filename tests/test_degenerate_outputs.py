@@ -57,7 +57,14 @@ def test_chinese_gets_no_formula_values_and_a_language_warning():
     with pytest.warns(UserWarning) as record:
         out = score_texts([CHINESE, CHINESE[:10] + "\u3002", PLAIN])
     messages = [str(w.message) for w in record]
-    assert any("2 of 3 texts do not look English" in m for m in messages), messages
+    # one warning names both texts, what their scores mean and why the formulas are None
+    assert len(messages) == 1, messages
+    assert messages[0].startswith(
+        "2 of 3 predictions are not written in Latin script (predictions[0], predictions[1]: a script ARTS has "
+        'no language for) but language="en" (English) scores them against an English pool with an English judge, '
+        "and the readability formulas, which read Latin-script words, are None on those without one; "
+        "ARTS has no pool or judge in their script"
+    ), messages
     assert out["fkgl"][:2] == [None, None] and out["fre"][:2] == [None, None]  # not -3.4 and 121
     assert isinstance(out["arts"][0], float)
     with warnings.catch_warnings():
@@ -131,3 +138,18 @@ def test_constant_human_scores_are_refused_before_scoring():
         score_texts([PLAIN, HARD, SOURCE], human_scores=[3, 3, 3])
     with pytest.raises(ValueError, match="human_scores has 2 values; correlations need at least 3"):
         score_texts([PLAIN, HARD], human_scores=[1, 2])
+
+
+def test_a_text_without_sentence_ends_is_warned_about_for_the_formulas():
+    endless = " ".join(["the river runs past the old mill and the children play by the water"] * 40)  # 600 words
+    with pytest.warns(UserWarning) as record:
+        out = score_texts([PLAIN, endless], formulas=["fkgl", "fre"])
+    messages = [str(w.message) for w in record]
+    assert (
+        "the readability formulas read predictions[1] as sentences of more than 100 words on average "
+        "(little or no sentence-ending punctuation): fkgl, fre mean little there"
+    ) in messages, messages
+    assert out["fkgl"][1] > 100  # what the warning is about: a grade no reader has
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # punctuated text: no such warning
+        score_texts([PLAIN, HARD], formulas=["fkgl"])

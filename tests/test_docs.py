@@ -160,6 +160,21 @@ def test_user_pages_speak_to_users():
     assert not found, "\n".join(found)
 
 
+def test_version_strings_in_the_docs_are_the_packages():
+    """A wheel name or a signature's ``version:`` in a user page names the installed release."""
+    from arts_metric import __version__
+
+    pattern = re.compile(r"arts_metric-(\d+\.\d+\.\d+)|version:(\d+\.\d+\.\d+)")
+    found = {
+        f"{name}: {m.group(0)}"
+        for name, text in _user_pages().items()
+        for m in pattern.finditer(text)
+        if (m.group(1) or m.group(2)) != __version__
+    }
+    assert not found, f"version strings other than {__version__}: {sorted(found)}"
+    assert any("version:" + __version__ in text for text in _user_pages().values())
+
+
 def test_no_package_module_is_over_450_lines():
     """Small modules with one job each: none of the package's modules (the evaluate module
     script included) grows past 450 lines."""
@@ -289,6 +304,17 @@ def _extension(name: str):
     return module
 
 
+def _griffe_load(package: str, extension: object) -> griffe.Object:
+    """``package`` as the API reference reads it (numpydoc, aliases unresolved), with one ``extension``."""
+    return griffe.load(
+        package,
+        search_paths=[str(REPO)],
+        docstring_parser="numpy",
+        extensions=griffe.load_extensions(extension),
+        resolve_aliases=False,
+    )
+
+
 def _objects(obj: griffe.Object):
     yield obj
     for member in obj.members.values():
@@ -313,13 +339,7 @@ def test_every_docstring_of_the_package_is_numpydoc():
     several parameters, and nothing griffe's numpy parser warns about."""
     check = _extension("griffe_numpy")
     prose = _griffe_prose()
-    package = griffe.load(
-        "arts_metric",
-        search_paths=[str(REPO)],
-        docstring_parser="numpy",
-        extensions=griffe.load_extensions(prose.ProseParameters),
-        resolve_aliases=False,
-    )
+    package = _griffe_load("arts_metric", prose.ProseParameters)
     warnings: list[str] = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: warnings.append(record.getMessage())
@@ -367,13 +387,7 @@ def test_the_reference_lists_every_scoring_setting_with_its_default_type_and_mea
     from arts_metric.config import ScoringConfig
 
     settings = _extension("griffe_settings")
-    config = griffe.load(
-        "arts_metric.config",
-        search_paths=[str(REPO)],
-        docstring_parser="numpy",
-        extensions=griffe.load_extensions(settings.SettingsParameters),
-        resolve_aliases=False,
-    )
+    config = _griffe_load("arts_metric.config", settings.SettingsParameters)
     sections = config["ScoringConfig"].docstring.parse("numpy")
     (parameters,) = [s.value for s in sections if s.kind is griffe.DocstringSectionKind.parameters]
     assert [p.name for p in parameters] == list(ScoringConfig.names())
@@ -558,3 +572,24 @@ def test_the_site_reads_without_sideways_scrolling_or_a_table_pages_long(site):
             assert page.evaluate("() => document.querySelectorAll('details:not([open]) table').length") == 1
     finally:
         server.shutdown()
+
+
+def test_the_reference_shows_a_constant_default_as_its_value():
+    from arts_metric.pool import DEFAULT_POOL
+    from arts_metric.systems.api import VIEWS
+    from arts_metric.systems.resampling import DEFAULT_LEVEL, DEFAULT_RESAMPLES
+
+    defaults = _extension("griffe_defaults")
+    package = _griffe_load("arts_metric", defaults.ConstantDefaults)
+    shown = {
+        ("systems.resampling", "bootstrap_counts", "n_resamples"): repr(DEFAULT_RESAMPLES),
+        ("systems.resampling", "percentile_interval", "level"): repr(DEFAULT_LEVEL),
+        ("systems.api", "compare_systems", "views"): repr(VIEWS),
+        ("pool", "load_pool", "spec"): repr(DEFAULT_POOL),
+    }
+    for (module, function, parameter), value in shown.items():
+        func = package[f"{module}.{function}"]
+        assert str(func.parameters[parameter].default) == value, (module, function, parameter)
+    # annotations are types, not quoted strings
+    assert str(package["judges.get_judge"].parameters["spec"].annotation) == "str | Judge"
+    assert defaults.constant_value("arts_metric.pool", "load_pool") == (False, None)  # not a constant

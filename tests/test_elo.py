@@ -632,3 +632,25 @@ def test_mean_expected_score_inverts_rating_of_expected_score():
     back = mean_expected_score(pool, rating_of_expected_score(pool, shares))
     assert np.allclose(back[:4], shares[:4], atol=1e-10) and np.isnan(back[4])
     assert mean_expected_score(pool, [1300.0])[0] == pytest.approx(np.mean(expected_score(1300.0, pool)), abs=1e-12)
+
+
+def test_pool_position_is_the_pools_smoothed_rank_share_and_its_inverse_reaches_beyond_it():
+    from arts_metric.elo import pool_position, position_width, rank_scale, rating_of_pool_position
+
+    rng = np.random.default_rng(3)
+    pool = 1200.0 + 40.0 * rng.standard_normal(500)
+    w = position_width(pool)
+    iqr = np.subtract(*np.percentile(pool, [75, 25]))
+    silverman = 0.9 * min(pool.std(ddof=1), iqr / 1.34) * 500**-0.2
+    assert w == pytest.approx(silverman * np.sqrt(3.0) / np.pi)
+    pos = pool_position(pool, pool)
+    assert np.max(np.abs(pos - rank_scale(pool))) < 0.05  # within the pool: about the rank share
+    shares = np.array([1e-9, 1e-6, 1e-3, 0.25, 0.5, 0.75, 1 - 1e-3, 1 - 1e-6, 1 - 1e-9])
+    r = rating_of_pool_position(pool, shares)
+    assert np.all(np.diff(r) > 0)
+    np.testing.assert_allclose(pool_position(pool, r), shares, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(r[3:6], np.percentile(pool, [25, 50, 75]), atol=0.1 * pool.std())
+    # beyond the pool's easiest and hardest text, a few widths out, not hundreds of points
+    assert pool.min() - 40 * w < r[0] < r[1] < pool.min() and pool.max() < r[-2] < r[-1] < pool.max() + 40 * w
+    assert np.isnan(rating_of_pool_position(pool, [np.nan])[0]) and np.isnan(pool_position(pool, [np.nan])[0])
+    assert position_width(np.full(5, 1200.0)) == 1.0  # a pool of equal ratings

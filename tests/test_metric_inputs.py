@@ -168,6 +168,12 @@ def test_unknown_load_settings_list_the_valid_ones():
         match="unknown setting\\(s\\) 'pools' for evaluate.load\\('arts'\\); valid settings: pool, judge, judge_options, formulas",
     ):
         evaluate.load(SCRIPT, pools="arts94")
+    with pytest.raises(ValueError) as info:
+        evaluate.load(SCRIPT, precision="int8", budget=30)
+    message = str(info.value)
+    assert message.startswith("unknown setting(s) 'budget', 'precision' for evaluate.load('arts'); valid settings:")
+    assert "; 'precision' is a judge option: pass judge_options={'precision': 'int8'}" in message
+    assert message.endswith("; 'budget' is a placement option: pass placement_options={'budget': 30}")
     with pytest.raises(ValueError, match="long_texts must be one of 'mean', 'team', 'chunks', 'whole', got 'pages'"):
         evaluate.load(SCRIPT, long_texts="pages")
     with pytest.raises(ValueError, match="placement_options has unknown option\\(s\\) 'budgett'"):

@@ -12,6 +12,7 @@ from scipy.stats import spearmanr
 from arts_metric import data, elo
 from arts_metric.bulk import score_dataset
 from arts_metric.elo import elo_sequences as _elo_sequences
+from arts_metric.elo import pool_position
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
 from arts_metric.placement import (
     QUANTILE_LEVELS,
@@ -225,11 +226,15 @@ def test_bad_options_and_texts_are_named(pool300):
     assert place(judge, pool300, [], method="elo").ratings.shape == (0,)
 
 
-def test_rating_of_arts_inverts_arts_of_rating(pool300):
+def test_rating_of_arts_reads_a_position_on_the_pools_own_scale(pool300):
     z = np.linspace(0, 1, 101)
-    back = pool300.arts_of_rating(rating_of_arts(pool300, z))
-    assert np.max(np.abs(back - z)) <= 1.0 / len(pool300) + 1e-12
-    assert np.all(np.diff(rating_of_arts(pool300, z)) >= 0)
+    r = rating_of_arts(pool300, z)
+    assert np.all(np.diff(r) > 0)  # strictly: texts beyond the pool stay apart
+    np.testing.assert_allclose(pool_position(pool300.ratings, r[1:-1]), z[1:-1], rtol=0, atol=1e-9)
+    # the rating at a position has about that share of the pool's ratings below it
+    assert np.max(np.abs(pool300.arts_of_rating(r) - z)) < 0.05
+    low, high = pool300.ratings.min(), pool300.ratings.max()
+    assert low - 150 < r[0] < low and high < r[-1] < high + 150
 
 
 def test_system_interval_counts_text_sampling_and_measurement(pool300):

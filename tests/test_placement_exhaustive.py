@@ -20,7 +20,7 @@ from test_placement_adaptive import RecordingPairJudge
 from test_placement_asker import CountingPointwiseJudge, toy_pool
 from test_placement_mle import DIFFICULTY, NEWCOMERS, POOL
 
-from arts_metric.elo import rating_of_expected_score
+from arts_metric.elo import rating_of_pool_position
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement import QUANTILE_LEVELS, place_exhaustive
 
@@ -80,8 +80,8 @@ def test_quantiles_and_interval_are_those_of_the_soft_placement_ties_included():
     assert len(QUANTILE_LEVELS) == 40
     # the ties are real: some p_j equal a level's 1 - u exactly (else this test could not tell > from >=)
     assert 0.5 + (10 - 3) / 16.0 == 1.0 - 0.0625
-    np.testing.assert_array_equal(res.ratings, rating_of_expected_score(pool.ratings, res.arts))
-    np.testing.assert_array_equal(res.interval, rating_of_expected_score(pool.ratings, res.arts_interval))
+    np.testing.assert_array_equal(res.ratings, rating_of_pool_position(pool.ratings, res.arts))
+    np.testing.assert_array_equal(res.interval, rating_of_pool_position(pool.ratings, res.arts_interval))
 
 
 def test_se_is_the_interval_width_in_normal_units():

@@ -537,6 +537,19 @@ def test_arts_compare_reads_human_scores(tmp_path, capsys):
     assert corr.loc[("system", "arts_mean"), "note"].startswith("need at least 3")  # two systems only
 
 
+def test_arts_compare_without_out_prints_the_leaderboard_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["compare", "--system", f"light={EXAMPLES / 'light.txt'}", "--system", f"strong={EXAMPLES / 'strong.txt'}"]
+    code = cli.main([*argv, "--formulas", "none", "--resamples", "200", "--permutations", "200", "--no-meaning"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    board = [ln for ln in captured.out.splitlines() if ln.startswith("| ")]
+    assert board[0].startswith("| rank | system |") and {"light", "strong"} <= {
+        ln.split("|")[2].strip() for ln in board
+    }
+    assert "wrote" not in captured.err and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

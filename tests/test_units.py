@@ -23,7 +23,15 @@ import pytest
 from ladder import ladder_pool
 
 from arts_metric.config import ScoringConfig
-from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score, team_rating
+from arts_metric.elo import (
+    expected_score,
+    mean_expected_score,
+    pool_position,
+    position_width,
+    rating_of_expected_score,
+    rating_of_pool_position,
+    team_rating,
+)
 from arts_metric.features import words
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement import place, system_interval
@@ -116,7 +124,7 @@ def test_pointwise_scores_are_the_length_weighted_means_of_the_units(pool):
     expected = np.average(unit_arts, weights=w)
     assert expected == pytest.approx(0.70, abs=0.01) and unit_arts.mean() == pytest.approx(0.3875)  # equal weights
     assert placed.arts[0] == pytest.approx(expected, abs=1e-12)
-    unit_elo = rating_of_expected_score(pool.ratings, unit_arts)
+    unit_elo = rating_of_pool_position(pool.ratings, unit_arts)
     assert placed.arts_elo[0] == pytest.approx(np.average(unit_elo, weights=w), abs=1e-9)
     # One document, no sampling (a pointwise judge against every pool text): the mean's
     # interval is the document's own weighted score.
@@ -416,7 +424,7 @@ def test_a_text_rates_as_the_word_weighted_mean_of_its_sentences(pool, judge_cls
     w = np.array([len(words(s)) for s in sentences], dtype=float)
     want = float(np.dot(alone.arts_elo, w) / w.sum())
     assert out.arts_elo[0] == pytest.approx(want, abs=1e-9)
-    assert out.arts[0] == pytest.approx(float(mean_expected_score(pool.ratings, want)), abs=1e-12)
+    assert out.arts[0] == pytest.approx(float(pool_position(pool.ratings, want)), abs=1e-12)
     # between its easiest and its hardest sentence; the long hard sentence weighs more than
     # a plain mean of the seven would give it
     assert min(alone.arts_elo) < out.arts_elo[0] < max(alone.arts_elo)
@@ -426,9 +434,9 @@ def test_a_text_rates_as_the_word_weighted_mean_of_its_sentences(pool, judge_cls
     if out.arts_interval is not None:
         lo, hi = out.arts_interval[0]
         assert lo <= out.arts[0] <= hi
-        # the interval is the same weighted mean of the sentences' bounds, on the Elo scale
-        bounds = rating_of_expected_score(pool.ratings, np.asarray(alone.arts_interval))
-        want_iv = mean_expected_score(pool.ratings, (bounds * w[:, None]).sum(0) / w.sum())
+        # the interval is the same weighted mean of the sentences' bounds, on the pool's scale
+        bounds = rating_of_pool_position(pool.ratings, np.asarray(alone.arts_interval))
+        want_iv = pool_position(pool.ratings, (bounds * w[:, None]).sum(0) / w.sum())
         assert [lo, hi] == pytest.approx(list(want_iv), abs=1e-9)
 
 
@@ -479,12 +487,15 @@ def test_team_rates_a_document_as_the_team_of_its_sentences(pool, judge_cls, pla
     alone = place_texts([HARD, *EASY], Scorer.prepare(config, judge, pool))  # each sentence as a text of its own
     out = place_texts([doc], Scorer.prepare(config, judge, pool))
     assert out.units == [7]
-    want = team_rating(alone.arts_elo)
-    assert out.arts_elo[0] == pytest.approx(want, abs=1e-9)
+    # the team rule adds strengths on the Elo expected-score scale of the sentences' arts
+    stretched = rating_of_expected_score(pool.ratings, alone.arts)
+    want = team_rating(stretched)
     assert out.arts[0] == pytest.approx(float(mean_expected_score(pool.ratings, want)), abs=1e-12)
+    assert out.arts_elo[0] == pytest.approx(float(rating_of_pool_position(pool.ratings, out.arts[0])), abs=1e-9)
     # the hardest sentence weighs most: the document is rated above its hardest sentence,
     # by less than the 400 log10(7) of seven equally hard ones
-    assert max(alone.arts_elo) < out.arts_elo[0] < max(alone.arts_elo) + 400 * np.log10(7)
+    assert max(stretched) < want < max(stretched) + 400 * np.log10(7)
+    assert out.arts[0] > max(alone.arts) and out.arts_elo[0] > max(alone.arts_elo)
     if out.arts_interval is not None:
         lo, hi = out.arts_interval[0]
         assert lo <= out.arts[0] <= hi
@@ -571,3 +582,35 @@ def test_return_sentences_needs_the_mean_rule(pool):
         score_texts(["A text."], judge=SentenceScoreJudge(), pool=pool, long_texts="team", return_sentences=True)
     with pytest.raises(ValueError, match="return_sentences must be True or False"):
         score_texts(["A text."], judge=SentenceScoreJudge(), pool=pool, return_sentences="yes")
+
+
+class LogisticJudge(KnownScoreJudge):
+    """Pointwise, calibrated: a text's score is its listed difficulty, P(a harder) = logistic(a - b)."""
+
+    name = "logistic"
+
+    def prob_harder(self, score_a, score_b):
+        return 1.0 / (1.0 + np.exp(np.asarray(score_b, float) - np.asarray(score_a, float)))
+
+
+def test_arts_elo_is_arts_on_the_pools_own_scale():
+    """A pool's own texts scored as new texts land near their own ratings, inside the pool's
+    range; texts far easier or harder than every pool text get distinct, ordered values a
+    little beyond it, not hundreds of points out."""
+    n = 20
+    pool = ladder_pool(n, step=10.0)  # ratings 1000 .. 1190
+    outside = {"far easier": -40.0, "easier": -8.0, "harder": 27.0, "far harder": 60.0}
+    judge = LogisticJudge({**{f"pool text {j}": float(j) for j in range(n)}, **outside})
+    scorer = Scorer.prepare(ScoringConfig(), judge, pool)
+    own = place_texts([f"pool text {j}" for j in range(n)], scorer)
+    assert np.all(np.diff(own.arts_elo) > 0)
+    assert np.median(np.abs(own.arts_elo - pool.ratings)) < pool.ratings.std()
+    assert own.arts_elo.std() == pytest.approx(pool.ratings.std(), rel=0.25)
+    np.testing.assert_allclose(pool_position(pool.ratings, own.arts_elo), own.arts, rtol=0, atol=1e-9)
+    beyond = place_texts(list(outside), scorer)
+    assert beyond.arts_elo[0] < beyond.arts_elo[1] < pool.ratings.min()
+    assert pool.ratings.max() < beyond.arts_elo[2] < beyond.arts_elo[3]
+    # at most where arts reaches 1e-9 of either end, within logit(1e-9) < 21 widths of the pool
+    # (here about 300 points; for ARTS3000 64), however far out the judge puts the text
+    reach = 21 * position_width(pool.ratings)
+    assert pool.ratings.min() - reach < beyond.arts_elo[0] and beyond.arts_elo[3] < pool.ratings.max() + reach

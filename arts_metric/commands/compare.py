@@ -1,6 +1,6 @@
-"""``arts compare --system NAME=FILE ... --out DIR``: rank simplification systems
+"""``arts compare --system NAME=FILE ... [--out DIR]``: rank simplification systems
 (see :mod:`arts_metric.systems`): leaderboard with intervals, pairwise tests,
-head-to-head ratings and win rates, written to DIR and printed as Markdown.
+head-to-head ratings and win rates, printed as Markdown (and written to DIR).
 
 Its scoring flags are the settings of :class:`arts_metric.config.ScoringConfig`
 (the same flags as ``arts score``, defaults and help taken from there).
@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Bradley-Terry ratings on the Elo scale with intervals, and win rates. Higher ARTS = harder; in the "
             "CSV files rating and win_rate are higher = harder, simplicity_rating and judged_simpler (the mean "
             "probability of being judged the simpler one) higher = simpler. Writes leaderboard.csv/.md/.json, "
-            "pairwise.csv/.md, win_rates.csv, per_output.csv, comparison.json and leaderboard.png to --out, and "
-            "prints the leaderboard and the pairwise tests. The leaderboard lists the simplest system first, "
+            "pairwise.csv/.md, win_rates.csv, per_output.csv, comparison.json and leaderboard.png to --out (if "
+            "given), and prints the leaderboard and the pairwise tests. The leaderboard lists the simplest system first, "
             "with a simplicity rating (head-to-head, higher = simpler); systems whose difference is not "
             "significant share a rank."
         ),
@@ -71,7 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="what a higher human score means (default harder)",
     )
     p.add_argument("--field", default="text", help="text field of .jsonl/.csv inputs (default text)")
-    p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created if needed)")
+    p.add_argument(
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="output folder for the tables, the figure and the JSON (created if needed); without it only the "
+        "leaderboard and the pairwise tests are printed",
+    )
     add_setting_flags(p)
     p.add_argument("--budget", type=int, default=None, help="judge calls per text for adaptive/mle/elo placement")
     p.add_argument(
@@ -181,8 +187,8 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.systems import compare_systems
     from arts_metric.systems.meaning import SIMPLICITY_ONLY
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
         raise CLIError(f"--out {out} exists and is not a folder")
     config = config_from_args(args, placement_flags=("budget",))
     systems = _systems(args.system, args.field)
@@ -214,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
             meaning=not args.no_meaning,
             config=config,
         )
-        files = result.to_dir(out)
+        files = result.to_dir(out) if out is not None else []
     except (ARTSDataNotFoundError, EndpointError, ValueError, OSError) as exc:
         raise CLIError(str(exc)) from None
     sys.stdout.write(report(result))
@@ -231,5 +237,6 @@ def run(args: argparse.Namespace) -> int:
     if requests:  # an LLM judge: what both views paid for
         print(f"requests: {requests}", file=sys.stderr)
     print(f"note: {SIMPLICITY_ONLY}.", file=sys.stderr)
-    print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
+    if out is not None:
+        print(f"wrote {', '.join(sorted(files))} to {out}", file=sys.stderr)
     return 0

@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -186,10 +187,22 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from None
     out_rows: list[dict] = []
     signature = None
+    batch_start = 0
+
+    def warning_words(message: str) -> str:
+        """The scoring's ``predictions[j]`` (of the batch at ``batch_start``) as INPUT's lines."""
+        message = re.sub(
+            r"\bpredictions\[(\d+)\]",
+            lambda m: f"line {label_line(labels[batch_start + int(m.group(1))])}",
+            message,
+        )
+        return re.sub(r"\b(\d+) of (\d+) predictions\b", r"\1 of \2 texts", message)
+
+    args.warning_words = warning_words
     bar = tqdm(total=len(texts), unit="text", desc="arts score", disable=args.no_progress, file=sys.stderr)
     try:
         for start in range(0, len(texts), BATCH):
-            batch = texts[start : start + BATCH]
+            batch, batch_start = texts[start : start + BATCH], start
             try:
                 res = score_texts(batch, config=config, return_sentences=args.sentences, **built)
             except (ARTSDataNotFoundError, EndpointError) as exc:

@@ -44,7 +44,7 @@ import datasets
 import evaluate
 
 from arts_metric import __version__ as _ARTS_VERSION
-from arts_metric.config import ScoringConfig
+from arts_metric.config import ScoringConfig, nested_setting_hint
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.directions import check_direction
 from arts_metric.evaluate_module.names import SOURCES
@@ -113,9 +113,9 @@ Load-time settings: evaluate.load("arts", CONFIG) with CONFIG one of "default",
     (predictions=, sources=, references=); inside `evaluate.combine`, `add` and
     `add_batch` need sources= by that name (sources=None without sources).
 Returns:
-    arts (list of float in [0, 1], higher = harder), arts_elo (list of float, unbounded, pool's Elo
-    scale), arts_interval (per text [low, high], 95%), arts_mean (float) and arts_mean_interval,
-    fkgl / fre / dale_chall (lists; FRE is higher = easier; None where a formula is undefined),
+    arts (list of float in [0, 1], higher = harder), arts_elo (list of float, Elo points: the same
+    position on the pool's own rating scale), arts_interval (per text [low, high], 95%), arts_mean (float)
+    and arts_mean_interval, fkgl / fre / dale_chall (lists; FRE is higher = easier; None where undefined),
     n_formula_undefined, n_wordless (predictions without a word: fewer than two letters in a row,
     such as "!", "42" or "A"; each gets `arts` 1.0, the hardest end, and `arts_elo` at the top of
     the pool's scale, is named in a warning and is never sent to the judge), units (pieces per
@@ -263,7 +263,7 @@ class ARTS(evaluate.Metric):
         if unknown:
             raise ValueError(
                 f"unknown setting(s) {', '.join(map(repr, unknown))} for evaluate.load('arts'); valid settings: "
-                f"{', '.join(LOAD_SETTINGS)}"
+                f"{', '.join(LOAD_SETTINGS)}" + nested_setting_hint({k: kwargs[k] for k in unknown})
             )
         if config_name is not None and config_name not in CONFIG_NAMES:
             raise ValueError(f"unknown configuration {config_name!r} of 'arts'; valid: {', '.join(CONFIG_NAMES)}")

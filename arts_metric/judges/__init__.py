@@ -47,7 +47,7 @@ def available_judges() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def get_judge(spec: "str | Judge", context: JudgeContext | None = None, **kwargs: Any) -> Judge:
+def get_judge(spec: str | Judge, context: JudgeContext | None = None, **kwargs: Any) -> Judge:
     """Turn a spec string (``"learned"``, ``"openai:gpt-4o"``, ...) into a judge.
 
     ``kwargs`` are the judge's options (values or their text); ``context`` is

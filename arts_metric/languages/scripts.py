@@ -72,6 +72,15 @@ def mismatched_texts(texts: Sequence[str], language: str) -> list[int]:
     return [i for i, t in enumerate(texts) if (s := text_script(t)) is not None and s != expected]
 
 
+#: Said of English-setting texts in another script: the English formulas read Latin-script words only.
+FORMULAS_NOTE = ", and the readability formulas, which read Latin-script words, are None on those without one"
+
+
+def _a(word: str) -> str:
+    """``word`` with its indefinite article ("an English", "a French")."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def script_warning(texts: Sequence[str], language: str, what: str = "texts") -> str | None:
     """The warning for texts not in ``language``'s script, naming the first of them and
     the ``language`` setting; None when every text matches."""
@@ -81,10 +90,18 @@ def script_warning(texts: Sequence[str], language: str, what: str = "texts") -> 
         return None
     scripts = sorted({text_script(texts[i]) or "" for i in bad})
     shown = ", ".join(f"{what}[{i}]" for i in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-    hint = ", ".join(f'"{c}"' for c, s in LANGUAGE_SCRIPTS.items() if s in scripts) or "none of them"
+    named = ", ".join("a script ARTS has no language for" if s == "other" else s for s in scripts)
+    known = [s for s in scripts if s != "other"]
+    hint = ", ".join(f'"{c}"' for c, s in LANGUAGE_SCRIPTS.items() if s in known)
+    advice = (
+        f"; set language= to the texts' language (for {', '.join(known)} script: {hint})"
+        if hint
+        else "; ARTS has no pool or judge in their script"
+    )
     return (
         f"{len(bad)} of {len(texts)} {what} are not written in {LANGUAGE_SCRIPTS[code]} script ({shown}: "
-        f'{", ".join(scripts)}) but language="{code}" ({LANGUAGES[code]}) scores them against a '
-        f"{LANGUAGES[code]} pool with a {LANGUAGES[code]} judge; set language= to the texts' language "
-        f"(for {', '.join(scripts)} script: {hint})"
+        f'{named}) but language="{code}" ({LANGUAGES[code]}) scores them against '
+        f"{_a(LANGUAGES[code])} pool with {_a(LANGUAGES[code])} judge"
+        + (FORMULAS_NOTE if code == "en" else "")
+        + advice
     )

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import norm
 
 from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
-from arts_metric.elo import rating_of_expected_score
+from arts_metric.elo import rating_of_pool_position
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement.asker import Asker, pool_judge_scores_status
 from arts_metric.placement.mle import place_mle
@@ -54,10 +54,10 @@ def _counts_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _rating_of_count(pool_ratings: bytes, m: int) -> np.ndarray:
-    """``rating_of_expected_score(pool ratings, k / m)`` for ``k = 0 .. m``: the ratings of
+    """``rating_of_pool_position(pool ratings, k / m)`` for ``k = 0 .. m``: the ratings of
     the interval bounds, which are shares of ``m`` pool texts (solved once per pool; each
     value is computed on its own, so it is the one a direct call gives)."""
-    return rating_of_expected_score(np.frombuffer(pool_ratings), np.arange(m + 1) / m)
+    return rating_of_pool_position(np.frombuffer(pool_ratings), np.arange(m + 1) / m)
 
 
 def place_pointwise(
@@ -71,11 +71,10 @@ def place_pointwise(
     newcomer (its expected ARTS score when the judge is calibrated). Unlike the
     share of pool ratings below a Bradley-Terry fit on the nominal Elo scale,
     this does not pile texts up at 0 or 1 when the judge is much surer than the
-    pool's compressed ratings. The rating (``arts_elo``) is the Elo rating whose
-    expected score against the pool equals that share
-    (:func:`arts_metric.elo.rating_of_expected_score`): a monotone, unbounded
-    stretch of the score that keeps texts apart beyond the pool's hardest and
-    easiest texts.
+    pool's compressed ratings. The rating (``arts_elo``) is the pool's rating at
+    that position (:func:`arts_metric.elo.rating_of_pool_position`): the score
+    read on the pool's own scale, which keeps texts apart, ordered, beyond the
+    pool's hardest and easiest texts.
 
     Interval: a text is placed above every pool text the judge is more than
     ``1 - u`` sure it beats, for ``u`` = the quantile level; so the 95% interval
@@ -115,7 +114,7 @@ def place_pointwise(
         p = np.asarray(judge.prob_harder(new_scores[rows][:, None], ref[None, :]), dtype=float)
         arts[rows] = p.mean(axis=1)
         counts[rows] = _counts_above(p[:, order], thresholds)
-    ratings = rating_of_expected_score(pool.ratings, arts)
+    ratings = rating_of_pool_position(pool.ratings, arts)
     interval = np.full((n, 2), np.nan)
     if len(idx):
         shares = counts[idx] / len(ref)

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from arts_metric.elo import rating_of_position
+from arts_metric.elo import rating_of_pool_position
 from arts_metric.inputs import check_text_list
 from arts_metric.placement.asker import Asker
 from arts_metric.pool import Pool
@@ -68,11 +68,10 @@ class PlacementResult:
 
 
 def rating_of_arts(pool: Pool, arts: np.ndarray | Sequence[float]) -> np.ndarray:
-    """Inverse of :meth:`Pool.arts_of_rating`: a rating on the pool's Elo scale with
-    (to within 1/N) the share ``arts`` of pool texts below it. Monotone; 0 maps
-    below the easiest pool text, 1 above the hardest. NaN stays NaN.
-    See :func:`arts_metric.elo.rating_of_position`."""
-    return rating_of_position(pool.ratings, arts)
+    """The rating at ARTS position ``arts`` on the pool's own Elo scale: the pool's
+    rating quantile, continued a few points beyond its easiest and hardest text
+    (:func:`arts_metric.elo.rating_of_pool_position`). Strictly increasing; NaN stays NaN."""
+    return rating_of_pool_position(pool.ratings, arts)
 
 
 def default_budget(pool_size: int) -> int:

@@ -55,7 +55,8 @@ class SpaceFiles:
 LONG_TEXTS = (
     "A text of several sentences, up to a whole document, is cut into its sentences, and each sentence is "
     "placed in the reference pool on its own. The text's rating is the mean of its sentences' ratings "
-    "**weighted by their words**, and its `arts` is the share of the pool that rating is expected to beat. "
+    "**weighted by their words**, and its `arts` is that rating's position in the pool (about the share of "
+    "pool texts rated below it). "
     "A document's score therefore says **how hard its language is, not how much there is to read**: a text "
     "written twice scores as the text once, and two texts joined score between the two.\n\n"
     "To see which sentences make a text hard, the *Score texts* tab shows each text of several sentences "

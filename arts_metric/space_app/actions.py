@@ -34,6 +34,10 @@ from arts_metric.systems.meaning import MEANING_NOTE
 from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
 from arts_metric.wordless import RULE, leaderboard_note
 
+#: Above the pairwise tests, once there are some.
+PAIRWISE_HEADING = (
+    "#### Pairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons)\n\n"
+)
 #: The columns of the Original vs simplification table (``p_output_easier`` with the learned judge only).
 PAIRS_COLUMNS = (
     "line",
@@ -254,7 +258,7 @@ def compare(
     return (
         summary + "\n\n" + comparison.to_markdown(),
         comparison.figure(),
-        comparison.pairwise_markdown(),
+        PAIRWISE_HEADING + comparison.pairwise_markdown(),
         comparison.leaderboard,
         downloads,
     )

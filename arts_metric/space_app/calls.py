@@ -11,8 +11,9 @@ from typing import Any
 
 import gradio as gr
 
+from arts_metric.languages import LANGUAGES
 from arts_metric.llm.endpoint import sanitize_url
-from arts_metric.space_app.settings import TOAST_SECONDS, bad_input
+from arts_metric.space_app.settings import LANGUAGE_MENU, TOAST_SECONDS, bad_input
 
 
 def hide_endpoint(message: str) -> str:
@@ -22,6 +23,23 @@ def hide_endpoint(message: str) -> str:
         value = os.environ.get(name, "").strip()
         for form in {value, sanitize_url(value).rstrip("/"), value.rstrip("/")} - {""}:
             message = message.replace(form, "[the Space's endpoint]" if name == "OPENAI_BASE_URL" else "[key]")
+    return message
+
+
+#: The API's words in the package's messages, and the page's for them.
+_PAGE_WORDS: tuple[tuple[str, str], ...] = (
+    (r'\blanguage="\w+" \(([^)]+)\)', rf'"{LANGUAGE_MENU}: \1"'),
+    (r"\bset language= to the texts' language", f'choose the texts\' language in "{LANGUAGE_MENU}"'),
+    (r'(\(for [\w ,]+ script: )"(\w+)"\)', lambda m: m[1] + LANGUAGES.get(m[2], m[2]) + ")"),
+    (r"\b(\d+) of (\d+) predictions\b", r"\1 of \2 texts"),
+)
+
+
+def page_words(message: str) -> str:
+    """A package ``message`` in the page's words: settings by the menus that set them
+    (``language="en" (English)`` -> ``"Language of the texts: English"``)."""
+    for pattern, repl in _PAGE_WORDS:
+        message = re.sub(pattern, repl, message)
     return message
 
 
@@ -35,13 +53,12 @@ def call_package(call: Callable[[], Any], names: dict[str, list[int]]) -> Any:
     )
 
     def named(message: str) -> str:
-        return hide_endpoint(
-            re.sub(
-                r"\b(predictions|sources)\[(\d+)\]",
-                lambda m: f"{labels[m[1]]} {names[m[1]][int(m[2])]}" if m[1] in names else m[0],
-                message,
-            )
+        message = re.sub(
+            r"\b(predictions|sources)\[(\d+)\]",
+            lambda m: f"{labels[m[1]]} {names[m[1]][int(m[2])]}" if m[1] in names else m[0],
+            message,
         )
+        return hide_endpoint(page_words(message))
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

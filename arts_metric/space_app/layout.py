@@ -9,7 +9,7 @@ from pathlib import Path
 import gradio as gr
 
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES
-from arts_metric.languages.formulas import LANGUAGE_FORMULAS
+from arts_metric.languages.formulas import LANGUAGE_FORMULAS, formula_higher_is_harder
 from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, documents_summary
 from arts_metric.space_app.actions import PAIRS_COLUMNS, compare, compare_pairs, score
@@ -18,6 +18,7 @@ from arts_metric.space_app.settings import (
     DEFAULT_FORMULAS,
     DEFAULT_POOL,
     LANGUAGE_CHOICES,
+    LANGUAGE_MENU,
     POOL_NOTES,
     POOLS,
     TEXT_FILES,
@@ -31,28 +32,44 @@ from arts_metric.systems.meaning import SIMPLICITY_ONLY
 #: sideways instead of wrapping, so line n is row n on both sides); tables that scroll sideways
 #: rather than squeeze or clip their columns; figures that keep a readable size (scrolling sideways
 #: on a phone) below their label.
+#: The Markdown tables of results (leaderboard, pairwise tests, the About tab's agreement tables).
+RESULT_TABLES = ("leaderboard", "pairwise", "agreement", "approaches", "documents")
+
+
+def _for_tables(element: str, body: str) -> str:
+    """The CSS rule ``element { body }`` for every table of :data:`RESULT_TABLES`."""
+    return ", ".join(f"#{t} {element}" for t in RESULT_TABLES) + f" {{ {body} }}\n"
+
+
 CSS = (
     ".one-per-line textarea { white-space: pre; overflow-x: auto; }\n"
-    "#leaderboard td, #pairwise td { white-space: nowrap; }\n"
-    "#leaderboard table, #pairwise table { display: block; max-width: 100%; overflow-x: auto; }\n"
-    "#leaderboard th, #pairwise th { white-space: normal; overflow-wrap: normal; word-break: normal; "
-    "min-width: 4em; }\n"
-    ".arts-plot .matplotlib.layout { overflow-x: auto; padding-top: 2.4rem; align-items: safe center; }\n"
+    + _for_tables("td", "white-space: nowrap;")
+    + _for_tables("table", "display: block; max-width: 100%; overflow-x: auto;")
+    + _for_tables(
+        "th", "white-space: normal; overflow-wrap: normal; word-break: normal; hyphens: none; min-width: 4em;"
+    )
+    + ".arts-plot .matplotlib.layout { overflow-x: auto; padding-top: 2.4rem; align-items: safe center; }\n"
     "#score-plot img { min-width: 640px; }\n"
     "#pairs-plot img { min-width: 690px; }\n"
     "#compare-plot img { min-width: 1000px; }\n"
-    "#score-sentences .arts-text { overflow-x: auto; }\n"
-    "#score-sentences .arts-text table { min-width: 34em; }"
+    # The sentence breakdown fits any width: its numbers on one line each, the sentence wrapping beside them.
+    "#score-sentences .arts-text table { width: 100%; }\n"
+    "#score-sentences .arts-text td, #score-sentences .arts-text th { white-space: nowrap; width: 1%; "
+    "padding: 4px 6px; }\n"
+    "#score-sentences .arts-text td:last-child, #score-sentences .arts-text th:last-child "
+    "{ white-space: normal; overflow-wrap: anywhere; width: auto; }"
 )
 #: At most this many characters of a text in a table cell; a click on the cell shows it whole.
 CELL_CHARS = 70
 LEGEND = (
     "**How to read it.** `arts` in [0, 1] is the share of the reference pool's texts judged easier than "
-    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `arts_elo` is the same judgment as an "
-    "Elo rating on the scale of the pool's ratings (Elo points, **higher = harder**; +400 = 10:1 odds of being "
-    "judged harder), unbounded: a text easier or harder than most of the pool lies beyond the pool's own "
-    "ratings, and the figure draws it there, outside the shaded range (a text further out: an arrow at the "
-    "figure's edge, with its rating). Formulas, **higher = harder**: "
+    "the text: **higher = harder** (0.45 = harder than 45% of the pool). `arts_elo` is the same position on "
+    "the pool's own rating scale (Elo points, **higher = harder**): the rating of a pool text at that "
+    "position, so 0.45 reads as the rating 45% of the pool lies below. The figure draws each text there, "
+    "beside the pool's ratings; only a text easier or harder than every pool text lies a little outside "
+    "the shaded range (dashed), still in order. A text of several sentences gets the mean of its "
+    "sentences' `arts_elo` weighted by their words, and the `arts` of that rating. Formulas, "
+    "**higher = harder**: "
     + ", ".join(f for f in FORMULAS if HIGHER_IS_HARDER[f])
     + "; **higher = easier**: "
     + ", ".join(f for f in FORMULAS if not HIGHER_IS_HARDER[f])
@@ -82,6 +99,19 @@ def formula_choices(language: str) -> dict:
 def _example(examples: Path, name: str) -> str:
     path = examples / name
     return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
+def table_label(formulas: list[str] | None) -> str:
+    """The score table's label: the direction of ``arts``, and of each chosen formula that reads the
+    other way round (higher = easier)."""
+    easier = [f.upper() if f == "fre" else f for f in formulas or [] if not formula_higher_is_harder(f)]
+    turned = f"; {', '.join(easier)}: higher = easier" if easier else ""
+    return f"Scores (arts: higher = harder{turned}). Click a text to read it whole."
+
+
+#: Run in the page before each click's work: closes the toasts of earlier runs (an error that no
+#: longer holds must not stand beside a later success).
+CLOSE_TOASTS = "() => { document.querySelectorAll('.toast-close').forEach((b) => b.click()); }"
 
 
 def _cleared(outputs: list) -> Callable[[], tuple]:
@@ -132,7 +162,7 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                         language = gr.Dropdown(
                             LANGUAGE_CHOICES,
                             value=DEFAULT_LANGUAGE,
-                            label="Language of the texts",
+                            label=LANGUAGE_MENU,
                             info=LANGUAGE_INFO,
                             elem_id="language",
                         )
@@ -147,7 +177,7 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                     elem_classes=["arts-plot"],
                 )
                 score_table = gr.Dataframe(
-                    label="Scores (arts: higher = harder; FRE: higher = easier). Click a text to read it whole.",
+                    label=table_label(DEFAULT_FORMULAS),
                     headers=["line", "arts", "arts_elo", *DEFAULT_FORMULAS, "text"],
                     max_chars=CELL_CHARS,
                     interactive=False,
@@ -241,9 +271,6 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
                 compare_plot = gr.Plot(
                     label="Leaderboard with 95% intervals", elem_id="compare-plot", elem_classes=["arts-plot"]
                 )
-                gr.Markdown(
-                    "#### Pairwise tests (p: paired randomization over inputs, not corrected for multiple comparisons)"
-                )
                 pairwise = gr.Markdown(elem_id="pairwise")
                 with gr.Accordion("Every leaderboard column", open=False):
                     leaderboard_table = gr.Dataframe(
@@ -267,13 +294,18 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
         common = {"concurrency_id": "judge", "concurrency_limit": 1}  # one scoring job at a time
         # Each click first clears the previous results, so that an error never stands beside them.
         score_outputs = [score_table, score_plot, score_summary, score_csv, score_sentences]
-        score_button.click(_cleared(score_outputs), None, score_outputs, queue=False, api_name=False).then(
-            score, [texts, pool, formulas, judge, language], score_outputs, api_name="score", **common
-        )
+        score_button.click(
+            _cleared(score_outputs), None, score_outputs, queue=False, api_name=False, js=CLOSE_TOASTS
+        ).then(score, [texts, pool, formulas, judge, language], score_outputs, api_name="score", **common)
         language.change(formula_choices, [language], [formulas], queue=False, api_name=False)
+        formulas.change(
+            lambda chosen: gr.update(label=table_label(chosen)), [formulas], [score_table], queue=False, api_name=False
+        )
         pairs_file.change(read_pairs_file, [pairs_file], [originals, simplified], api_name=False)
         pairs_outputs = [pairs_table, pairs_plot, pairs_summary]
-        pairs_button.click(_cleared(pairs_outputs), None, pairs_outputs, queue=False, api_name=False).then(
+        pairs_button.click(
+            _cleared(pairs_outputs), None, pairs_outputs, queue=False, api_name=False, js=CLOSE_TOASTS
+        ).then(
             compare_pairs,
             [originals, simplified, pool, judge],
             pairs_outputs,
@@ -281,7 +313,9 @@ def build_app(files: SpaceFiles = DEFAULT_FILES) -> gr.Blocks:
             **common,
         )
         compare_outputs = [leaderboard, compare_plot, pairwise, leaderboard_table, downloads]
-        compare_button.click(_cleared(compare_outputs), None, compare_outputs, queue=False, api_name=False).then(
+        compare_button.click(
+            _cleared(compare_outputs), None, compare_outputs, queue=False, api_name=False, js=CLOSE_TOASTS
+        ).then(
             compare,
             [sources_file, system_files, names, pool, views, judge],
             compare_outputs,

@@ -40,7 +40,7 @@ def _text_table(line: int, arts: float | None, sentences: list[dict]) -> str:
     return (
         f'<div class="arts-text" data-line="{line}">'
         f"<p><b>Line {line}</b>: arts {_arts(arts)}, {len(sentences)} sentences, {words} words</p>"
-        "<table><thead><tr><th>sentence</th><th>arts</th><th>words</th><th>text</th></tr></thead>"
+        "<table><thead><tr><th>#</th><th>arts</th><th>words</th><th>sentence</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 

@@ -40,6 +40,8 @@ MAX_BREAKDOWN = 200
 TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what arts_metric.textio reads
 
 EASIER, HARDER, SAME = "easier", "harder", "no change"
+#: The label of the menu that sets the texts' language (messages name it where the package says ``language=``).
+LANGUAGE_MENU = "Language of the texts"
 #: Seconds an error or warning toast stays on screen.
 TOAST_SECONDS = 12
 VERDICT_COLORS = {EASIER: "#c8ecc9", HARDER: "#f8c9c4", SAME: "#eeeeee"}
