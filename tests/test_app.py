@@ -36,6 +36,7 @@ from arts_metric.data import load_pool_rows
 from arts_metric.pool import load_pool
 from arts_metric.scoring import score_texts
 from arts_metric.space import assemble_space
+from arts_metric.space_app.actions import PAIRWISE_HEADING
 from arts_metric.systems import compare_systems
 from arts_metric.textio import read_rows
 
@@ -459,7 +460,7 @@ def test_systems_api_returns_the_package_numbers(client):
         "rank",
     ):
         assert list(got[key]) == pytest.approx(list(want.leaderboard[key]), abs=1e-9), key
-    assert pairwise_md == want.pairwise_markdown().strip()
+    assert pairwise_md == (PAIRWISE_HEADING + want.pairwise_markdown()).strip()
     # the meaning-kept guard: the light rewrite keeps more of its sources than the strong one, with its caveat
     by = got.set_index("system")
     assert 0 < by.loc["bold", "meaning_kept"] < by.loc["gentle", "meaning_kept"] <= 1

@@ -114,9 +114,15 @@ def test_language_warning_points_at_the_caller():
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         score_texts([CHINESE, CHINESE_2, MID])
-    hits = [w for w in record if "2 of 3 texts do not look English" in str(w.message)]
-    assert len(hits) == 1
+    hits = [w for w in record if "2 of 3 predictions are not written in Latin script" in str(w.message)]
+    assert len(hits) == 1 and len(record) == 1  # one warning: the formulas' None is said in it
     assert hits[0].filename == __file__
+    german = ["Die Katze sitzt auf der Matte und schläft.", "Der Hund läuft schnell über die Straße.", MID]
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        score_texts(german)  # Latin script, not English: the formulas' warning
+    hits = [w for w in record if "2 of 3 texts do not look English" in str(w.message)]
+    assert len(hits) == 1 and hits[0].filename == __file__
 
 
 def test_texts_without_letters_do_not_count_as_foreign():
@@ -136,7 +142,7 @@ def test_half_foreign_texts_are_not_most():
         warnings.simplefilter("always")
         score_texts([CHINESE, MID])
     messages = [str(w.message) for w in record]
-    assert any("undefined on predictions[0]" in m for m in messages), messages  # the Chinese text was seen
+    assert any("(predictions[0]: a script ARTS has no language for)" in m for m in messages), messages  # seen
     assert not any("do not look English" in m for m in messages), messages
 
 

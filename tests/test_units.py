@@ -554,7 +554,9 @@ def test_p_output_easier_of_long_pairs_is_the_expected_score_of_their_ratings(po
             long_texts=long_texts,
             formulas=[],
         )
-        want = expected_score(out["source_arts_elo"][0], out["arts_elo"][0])
+        # eq. 1 between the two texts' arts read as Elo ratings against the pool
+        source, output = rating_of_expected_score(pool.ratings, [out["source_arts"][0], out["arts"][0]])
+        want = expected_score(source, output)
         assert out["p_output_easier"][0] == pytest.approx(float(want), abs=1e-12)
         assert out["p_output_easier"][1] == 0.123
 
