@@ -22,16 +22,16 @@ from typing import Any
 __version__ = "0.6.0"
 
 _LAZY = {
-    "score_texts": "arts_metric.scoring",
-    "score_dataset": "arts_metric.bulk",
-    "ScoringConfig": "arts_metric.config",
+    "score_texts": "arts_metric.scoring.api",
+    "score_dataset": "arts_metric.scoring.bulk",
+    "ScoringConfig": "arts_metric.scoring.config",
     "get_judge": "arts_metric.judges",
     "load_pool": "arts_metric.pool",
     "Pool": "arts_metric.pool",
     "place": "arts_metric.placement",
-    "run_elo": "arts_metric.elo",
-    "rank_scale": "arts_metric.elo",
-    "compute_formulas": "arts_metric.readability",
+    "run_elo": "arts_metric.ratings.elo",
+    "rank_scale": "arts_metric.ratings.elo",
+    "compute_formulas": "arts_metric.text.formulas",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -51,12 +51,16 @@ def _check_registration() -> None:
         if frame.f_globals.get("__name__", "").startswith("evaluate_modules."):
             return
         frame = frame.f_back
-    from arts_metric.registry import warn_if_unregistered
+    from arts_metric.evaluate_module.registry import warn_if_unregistered
 
     warn_if_unregistered()
 
 
 _check_registration()
+
+from arts_metric import moved as _moved  # noqa: E402  (old module paths, kept for one release)
+
+_moved.install()
 
 
 def __getattr__(name: str) -> Any:

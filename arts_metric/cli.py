@@ -32,7 +32,7 @@ SUBCOMMANDS: tuple[str, ...] = (
 
 def _registration_line() -> str:
     """Whether ``evaluate.load("arts")`` finds this package's metric, and the one step if not."""
-    from arts_metric.registry import registration_problem
+    from arts_metric.evaluate_module.registry import registration_problem
 
     problem = registration_problem()
     if problem is None:

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from arts_metric import data as arts_data
-from arts_metric.elo import K_FACTOR, START_RATING, run_elo
 from arts_metric.languages import POOL_NAMES as LANGUAGE_POOL_NAMES
 from arts_metric.languages.pools import pool_fields
-from arts_metric.textio import read_rows
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, run_elo
+from arts_metric.text.reading import read_rows
 
 if TYPE_CHECKING:
     from arts_metric.judges.base import Judge
@@ -158,7 +158,7 @@ def rate_texts(
     decided by ``judge``, then Elo in schedule order. A match the judge gave no
     answer to (a failure, not an unusable answer) raises ``ValueError``."""
     from arts_metric.judges.base import is_unanswered
-    from arts_metric.schedule import make_schedule
+    from arts_metric.ratings.schedule import make_schedule
 
     n = len(texts)
     pairs = make_schedule(n, matches_per_text, seed)

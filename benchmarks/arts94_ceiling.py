@@ -10,10 +10,10 @@ Elo ratings are replayed in file order, K = 16, start 1200, winner = harder text
 (higher = harder).
 
 1. **Noise ceiling.** A Bradley-Terry latent difficulty (Elo points) is fitted to
-   all 16 x 376 decisions pooled (:func:`arts_metric.bradley_terry.fit_bradley_terry`).
+   all 16 x 376 decisions pooled (:func:`arts_metric.ratings.bradley_terry.fit_bradley_terry`).
    Each replication redraws the 16 raters' decisions on the 376 scheduled
    matches from a generating model, takes their majority (8-8 ties at random,
-   :func:`arts_metric.agreement.majority_vote`), replays Elo and takes the
+   :func:`arts_metric.ratings.agreement.majority_vote`), replays Elo and takes the
    Spearman between that majority Elo and the model's true latent: what a judge
    that knew the true difficulty would score, by its scores or by the Elo of its
    decisions on the same schedule. Four models: the fitted latent shared by all
@@ -57,10 +57,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.agreement import decision_matrix, majority_vote  # noqa: E402
-from arts_metric.bradley_terry import fit_bradley_terry  # noqa: E402
-from arts_metric.elo import _LN10_OVER_SCALE, ratings_from_history, run_elo  # noqa: E402
-from arts_metric.stats import _pearson_along, _spearman_along  # noqa: E402
+from arts_metric.ratings.agreement import decision_matrix, majority_vote  # noqa: E402
+from arts_metric.ratings.bradley_terry import fit_bradley_terry  # noqa: E402
+from arts_metric.ratings.elo import _LN10_OVER_SCALE, ratings_from_history, run_elo  # noqa: E402
+from arts_metric.ratings.stats import _pearson_along, _spearman_along  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 #: the goal set for a better judge: Spearman against the human majority Elo
@@ -127,7 +127,7 @@ def load_arts94(data_dir: str | Path | None = None) -> Arts94:
 
 def elo_ratings(outcomes: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     """Elo (K = 16, start 1200, in the given match order) of one sequence of outcomes
-    (1.0 = ``a`` judged harder); :func:`arts_metric.elo.run_elo`, Elo points."""
+    (1.0 = ``a`` judged harder); :func:`arts_metric.ratings.elo.run_elo`, Elo points."""
     return run_elo(n, zip(a.tolist(), b.tolist(), np.asarray(outcomes, dtype=float).tolist()))
 
 
@@ -144,7 +144,7 @@ def wins_matrix(decisions: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> 
 
 def fit_latent(decisions: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     """Bradley-Terry MAP difficulty of each text from all raters' decisions pooled
-    (:func:`arts_metric.bradley_terry.fit_bradley_terry`: mean 1200, Elo points, higher = harder);
+    (:func:`arts_metric.ratings.bradley_terry.fit_bradley_terry`: mean 1200, Elo points, higher = harder);
     vectorised over leading axes of ``decisions`` ``(..., raters, matches)``."""
     return fit_bradley_terry(wins_matrix(decisions, a, b, n))[0]
 
@@ -634,7 +634,7 @@ def _report(r: dict) -> list[str]:
         "",
         "## 1. Noise ceiling of the majority Elo",
         "",
-        f"Bradley-Terry latent fitted to all {k * m:,} decisions pooled (`arts_metric.bradley_terry.fit_bradley_terry`, "
+        f"Bradley-Terry latent fitted to all {k * m:,} decisions pooled (`arts_metric.ratings.bradley_terry.fit_bradley_terry`, "
         f"prior sd 400): sd {latent.std():.0f} Elo points, range {latent.min():.0f} to {latent.max():.0f}. "
         f"Spearman with it: published majority Elo {spearmanr(latent, data.majority_elo)[0]:.3f}, GPT-4 run1 Elo "
         f"{r['gpt_vs_latent_obs'][0]:.3f}.",

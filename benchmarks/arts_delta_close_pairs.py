@@ -45,10 +45,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.elo import ratings_from_history  # noqa: E402
-from arts_metric.features import words  # noqa: E402
 from arts_metric.judges.learned import word_overlap  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.ratings.elo import ratings_from_history  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.features import words  # noqa: E402
 
 N_BOOT = 2000
 RESULTS = REPO / "benchmarks" / "results"

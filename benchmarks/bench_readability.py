@@ -50,8 +50,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
 
-    from arts_metric import readability
     from arts_metric.data import load_pool_rows
+    from arts_metric.text import formulas as readability
 
     texts = [r["text"] for r in load_pool_rows("arts3000")][: args.n]
     n = len(texts)

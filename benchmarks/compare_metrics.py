@@ -53,7 +53,7 @@ from arts_metric.data import (  # noqa: E402
     load_pointwise,
     load_pool_rows,
 )
-from arts_metric.elo import rank_scale, ratings_from_history  # noqa: E402
+from arts_metric.ratings.elo import rank_scale, ratings_from_history  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 GPT4, GPT35 = "gpt-4-1106-preview", "gpt-3.5-turbo-1106"

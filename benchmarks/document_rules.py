@@ -4,7 +4,7 @@ documents: the alternatives measured before choosing the default rule.
     .venv/bin/python benchmarks/document_rules.py [--dev-dir DIR] [--data-dir DIR]
 
 Every text is cut into its sentences by the default splitter
-(:func:`arts_metric.segment.sentence_units`); each sentence gets the learned judge's
+(:func:`arts_metric.text.sentences.sentence_units`); each sentence gets the learned judge's
 score and, against ARTS3000, its ``arts`` and ``arts_elo`` exactly as ``compute`` places
 it. The rows differ in how a text's rating is made from its sentences' ratings ``R_i``
 (words ``w_i``), or in the judge:
@@ -68,16 +68,16 @@ sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
-from arts_metric.elo import (  # noqa: E402
+from arts_metric.judges.learned import LearnedJudge  # noqa: E402
+from arts_metric.pool import load_pool  # noqa: E402
+from arts_metric.ratings.elo import (  # noqa: E402
     expected_score,
     mean_expected_score,
     rating_of_expected_score,
     ratings_from_history,
 )
-from arts_metric.features import words  # noqa: E402
-from arts_metric.judges.learned import LearnedJudge  # noqa: E402
-from arts_metric.pool import load_pool  # noqa: E402
-from arts_metric.segment import sentence_units, split_sentences  # noqa: E402
+from arts_metric.text.features import words  # noqa: E402
+from arts_metric.text.sentences import sentence_units, split_sentences  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 LEVELS = ("elementary", "intermediate", "advanced")

@@ -59,8 +59,8 @@ folder; no text is stored in the repository or printed):
   matches, as Elo (K=16, start 1200, as in ``benchmarks/learned_judge_accuracy.py``);
   read from the ARTS data folder (``$ARTS_DATA_DIR`` or ``../shared/arts``).
 
-Sentences are split with :func:`arts_metric.segment.split_sentences` (the default's
-splitter); word counts are :func:`arts_metric.features.words`. A tie counts one half.
+Sentences are split with :func:`arts_metric.text.sentences.split_sentences` (the default's
+splitter); word counts are :func:`arts_metric.text.features.words`. A tie counts one half.
 Formula rows give the same statistics in the formula's own units; where a figure has a
 tolerance (joined texts "between"), a formula's tolerance is 1% of its 5th-95th
 percentile range over the dev paragraphs (``arts``'s is .01). Every text is scored once
@@ -96,12 +96,12 @@ from levels import LEVELS, boot, load_sets, right  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
-from arts_metric.elo import ratings_from_history  # noqa: E402
-from arts_metric.features import words  # noqa: E402
-from arts_metric.readability import compute_formulas  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
-from arts_metric.segment import DEFAULT_SPLIT_ABOVE, split_sentences  # noqa: E402
-from arts_metric.stats import bootstrap_ci  # noqa: E402
+from arts_metric.ratings.elo import ratings_from_history  # noqa: E402
+from arts_metric.ratings.stats import bootstrap_ci  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.features import words  # noqa: E402
+from arts_metric.text.formulas import compute_formulas  # noqa: E402
+from arts_metric.text.sentences import DEFAULT_SPLIT_ABOVE, split_sentences  # noqa: E402
 
 SEED = 0
 N_BOOT = 2000
@@ -354,7 +354,7 @@ def harder_share(short: np.ndarray, long: np.ndarray, easier_if_higher: bool) ->
 
 def spearman_ci(x: np.ndarray, y: np.ndarray, seed: int = SEED) -> str:
     """Spearman of ``x`` with ``y`` and its 95% percentile bootstrap interval (texts
-    resampled, ``N_BOOT`` times): :func:`arts_metric.stats.bootstrap_ci`, as
+    resampled, ``N_BOOT`` times): :func:`arts_metric.ratings.stats.bootstrap_ci`, as
     ``benchmarks/learned_judge_accuracy.py`` and ``benchmarks/compare_metrics.py`` compute theirs."""
     lo, hi = bootstrap_ci(x, y, "spearman", n_resamples=N_BOOT, seed=seed, method="percentile")
     return f"{spearmanr(x, y)[0]:.3f} ({lo:.3f}, {hi:.3f})"

@@ -76,14 +76,14 @@ class _Busy:
 
 def _scorer(device: str):
     from arts_metric.judges.learned import LearnedJudge
-    from arts_metric.scorer import Scorer
+    from arts_metric.scoring.scorer import Scorer
 
     return Scorer.prepare(judge=LearnedJudge(device=device, progress=False))
 
 
 def _score(scorer, texts: list[str], batch: int) -> tuple[np.ndarray, np.ndarray, float]:
     """ARTS scores, Elo ratings and seconds for ``texts`` in batches of ``batch``."""
-    from arts_metric.units import place_texts
+    from arts_metric.scoring.units import place_texts
 
     arts, elo = [], []
     start = time.perf_counter()
@@ -98,7 +98,7 @@ def _bare(texts: list[str], kind: str) -> dict[str, float]:
     """Bare sentence-transformers encoding of ``texts`` (paragraphs: of their sentences) on
     the GPU in batches of 32 and 512: texts per second (of ``texts``) and GPU busy share."""
     from arts_metric.judges.learned import embed_texts
-    from arts_metric.segment import sentence_units
+    from arts_metric.text.sentences import sentence_units
 
     rows = [u for t in texts for u in sentence_units(t)] if kind == "paragraphs" else texts
     out: dict[str, float] = {"bare_rows": len(rows)}

@@ -25,9 +25,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric.agreement import krippendorff_alpha, majority_vote, percent_agreement  # noqa: E402
 from arts_metric.analysis.metric_comparison import rater_agreement_rows  # noqa: E402
 from arts_metric.data import find_data_dir, list_histories, load_history, load_pool_rows  # noqa: E402
+from arts_metric.ratings.agreement import krippendorff_alpha, majority_vote, percent_agreement  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 PERSONAS = ("medical", "legislative-administration", "philosophy", "geography")

@@ -45,7 +45,7 @@ from arts_metric.judges.learned.int8 import (  # noqa: E402
     one_thread_session,
     smoothed,
 )
-from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "int8_blocks.md"
 

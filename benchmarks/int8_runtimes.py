@@ -45,9 +45,9 @@ from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
 from arts_metric.device import limit_threads, usable_cores
-from arts_metric.elo import ratings_from_history
 from arts_metric.judges.learned import LearnedJudge, embed_texts, load_encoder, sentence_embeddings
-from arts_metric.scoring import score_texts
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.scoring.api import score_texts
 
 RESULTS = Path(__file__).resolve().parent / "results" / "int8_runtimes.md"
 

@@ -12,7 +12,7 @@ figure:
    elementary version of the same article (no goal: a floor that should not fall).
 2. **Beyond length**: README++ English validation sentences: Spearman with the human CEFR
    level (goal .85) and the partial Spearman with log word count held fixed
-   (:func:`arts_metric.stats.partial_spearman`; goal .60 and the best formula's + .15).
+   (:func:`arts_metric.ratings.stats.partial_spearman`; goal .60 and the best formula's + .15).
 3. **Humans**: ARTS94 by ``compute``'s default (goal .83); ASSET dev pairs, two
    simplifications of one sentence judged by people: the share where the one people judged
    less simple gets the higher value (goal .75); and agreement with GPT-4 on ARTS3000 out of
@@ -66,15 +66,15 @@ from levels import right  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
-from arts_metric.elo import ratings_from_history  # noqa: E402
-from arts_metric.features import words  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
 from arts_metric.pool import load_pool  # noqa: E402
-from arts_metric.readability import compute_formulas  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
-from arts_metric.segment import split_sentences  # noqa: E402
-from arts_metric.stats import partial_spearman  # noqa: E402
+from arts_metric.ratings.elo import ratings_from_history  # noqa: E402
+from arts_metric.ratings.stats import partial_spearman  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.features import words  # noqa: E402
+from arts_metric.text.formulas import compute_formulas  # noqa: E402
+from arts_metric.text.sentences import split_sentences  # noqa: E402
 
 SEED = 0
 RESULTS = REPO / "benchmarks" / "results"

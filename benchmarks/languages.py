@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 from arts_metric.languages import OTHER_LANGUAGES, language_name  # noqa: E402
 from arts_metric.languages.formulas import LANGUAGE_FORMULAS  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
 
 OUT = REPO / "benchmarks" / "results" / "languages.md"
 

@@ -79,8 +79,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import train_learned_judge as tlj  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.features import text_features, word_zipf, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
+from arts_metric.text.features import text_features, word_zipf, words  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 GPT35 = "gpt-3.5-turbo-1106"

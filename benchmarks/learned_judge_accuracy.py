@@ -10,7 +10,7 @@ K=16, start 1200, higher = harder) of:
 - ``arts`` as ``compute`` returns it at its defaults (learned-3; a text of two sentences
   is rated as the word-weighted mean of its sentences), and with ``judge="learned:v1"``,
 - text length in characters,
-- FKGL, FRE and Dale-Chall (``arts_metric.readability``; signed so that a
+- FKGL, FRE and Dale-Chall (``arts_metric.text.formulas``; signed so that a
   positive correlation means agreement: FRE is higher = easier, so it is negated),
 - the Elo ratings of the recorded GPT-4 pairwise run1 on ARTS94 (what the paper's
   LLM judge reached).
@@ -47,15 +47,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.elo import ratings_from_history, run_elo  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
-from arts_metric.readability import compute_formulas  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
-from arts_metric.stats import bootstrap_ci  # noqa: E402
+from arts_metric.ratings.elo import ratings_from_history, run_elo  # noqa: E402
+from arts_metric.ratings.stats import bootstrap_ci  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.formulas import compute_formulas  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "results"
 #: Every 95% CI here: a percentile bootstrap over texts, N_BOOT resamples from seed SEED
-#: (arts_metric.stats.bootstrap_ci, as benchmarks/compare_metrics.py computes its intervals).
+#: (arts_metric.ratings.stats.bootstrap_ci, as benchmarks/compare_metrics.py computes its intervals).
 N_BOOT = 2000
 SEED = 0
 PAPER = {"GPT-4 pairwise run1 Elo": 0.7949}  # ARTS paper Table 3, shown for comparison only

@@ -50,8 +50,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric.data import find_dev_dir  # noqa: E402
-from arts_metric.features import words  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.features import words  # noqa: E402
 
 N_BOOT = 2000
 RESULTS = REPO / "benchmarks" / "results"

@@ -5,10 +5,10 @@ scores, for two ways of reading a position as a rating, in one run:
 
 - **expected score** (releases up to 0.5): ``arts_elo`` is the rating whose Elo
   expected score against the pool equals ``arts``
-  (:func:`arts_metric.elo.rating_of_expected_score`), and a text of several
+  (:func:`arts_metric.ratings.elo.rating_of_expected_score`), and a text of several
   sentences averages its sentences on that scale;
 - **pool scale** (from release 0.6): ``arts_elo`` is the pool's own rating at that
-  position (:func:`arts_metric.elo.rating_of_pool_position`), and a text of
+  position (:func:`arts_metric.ratings.elo.rating_of_pool_position`), and a text of
   several sentences averages its sentences on it.
 
 Both are computed from the same judge scores: each sentence's ``arts`` is the
@@ -45,15 +45,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.elo import (  # noqa: E402
+from arts_metric.pool import load_pool  # noqa: E402
+from arts_metric.ratings.elo import (  # noqa: E402
     mean_expected_score,
     pool_position,
     rank_scale,
     rating_of_expected_score,
     rating_of_pool_position,
 )
-from arts_metric.pool import load_pool  # noqa: E402
-from arts_metric.scoring import score_texts  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
 
 POOLS = ("arts3000", "arts300", "arts94")
 RESULTS = REPO / "benchmarks" / "results"

@@ -41,10 +41,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from arts_metric import data, elo
+from arts_metric import data
 from arts_metric.judges.simulated import SimulatedJudge
 from arts_metric.placement import default_budget, place
 from arts_metric.pool import Pool, load_pool
+from arts_metric.ratings import elo
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ACCURACIES = (1.0, 0.9, 0.75)

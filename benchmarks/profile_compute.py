@@ -40,9 +40,10 @@ import evaluate
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric import scoring, units  # noqa: E402
+from arts_metric.evaluate_module.registry import module_script_path  # noqa: E402
 from arts_metric.judges.learned import judge as learned_judge  # noqa: E402
-from arts_metric.registry import module_script_path  # noqa: E402
+from arts_metric.scoring import api as scoring  # noqa: E402
+from arts_metric.scoring import units  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "profile_compute.md"
 

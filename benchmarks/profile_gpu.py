@@ -27,8 +27,8 @@ from typing import Any, Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import _paragraphs, _sentences  # noqa: E402  (the texts of benchmarks/gpu.py)
 
-from arts_metric import units  # noqa: E402
 from arts_metric.judges.learned import judge as learned_judge  # noqa: E402
+from arts_metric.scoring import units  # noqa: E402
 
 #: (stage, owner, attribute) wrapped; the judge's own time less the encoder and features is its head.
 STAGES = (
@@ -78,8 +78,8 @@ def main() -> None:
     import torch
 
     from arts_metric.judges.learned import LearnedJudge, embed_texts
-    from arts_metric.scorer import Scorer
-    from arts_metric.segment import sentence_units
+    from arts_metric.scoring.scorer import Scorer
+    from arts_metric.text.sentences import sentence_units
 
     if not torch.cuda.is_available():
         raise SystemExit("benchmarks/profile_gpu.py needs a CUDA GPU")

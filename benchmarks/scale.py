@@ -54,7 +54,7 @@ def _documents() -> list[str]:
 def _sentences(n: int, repeat: bool = False) -> list[str]:
     """``n`` sentences of :func:`_documents`: distinct ones, or with ``repeat`` the distinct
     ones repeated in order up to ``n``."""
-    from arts_metric.segment import split_sentences
+    from arts_metric.text.sentences import split_sentences
 
     seen: dict[str, None] = {}
     for doc in _documents():
@@ -75,7 +75,7 @@ def _child(mode: str, path: str, actors: int, shard_rows: int, out: str) -> None
     if mode == "one":
         from datasets import Dataset
 
-        from arts_metric.bulk import score_dataset
+        from arts_metric.scoring.bulk import score_dataset
 
         texts = [json.loads(line)["text"] for line in open(path, encoding="utf-8")]
         score_dataset(Dataset.from_dict({"text": texts[:8]}))  # load the judge and pool once
@@ -114,7 +114,7 @@ def _run(mode: str, path: Path, actors: int, shard_rows: int, tmp: Path) -> dict
 def _paragraphs(n: int) -> list[str]:
     """``n`` paragraphs of four consecutive sentences of :func:`_documents` (200-1,200
     characters), the distinct ones repeated in order up to ``n``."""
-    from arts_metric.segment import split_sentences
+    from arts_metric.text.sentences import split_sentences
 
     seen: dict[str, None] = {}
     for doc in _documents():

@@ -42,10 +42,10 @@ import numpy as np
 
 from arts_metric.data import find_dev_dir, load_pool_rows
 from arts_metric.device import usable_cores
+from arts_metric.evaluate_module.registry import module_script_path
 from arts_metric.judges import get_judge, learned
 from arts_metric.judges.learned import embed_texts, sentence_embeddings
-from arts_metric.registry import module_script_path
-from arts_metric.segment import sentence_units
+from arts_metric.text.sentences import sentence_units
 
 RESULTS = Path(__file__).resolve().parent / "results" / "throughput.md"
 

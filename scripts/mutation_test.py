@@ -44,13 +44,17 @@ EQUIVALENTS = REPO / "scripts" / "mutation_equivalents.json"
 #: module -> the fast tests that cover it (pytest arguments: files, node ids, ``-k`` expressions),
 #: the smallest set that kills its mutants
 MODULE_TESTS: dict[str, list[str]] = {
-    "arts_metric/elo.py": ["tests/test_elo.py"],
-    "arts_metric/bradley_terry.py": ["tests/test_elo.py"],
-    "arts_metric/agreement.py": ["tests/test_agreement.py"],
-    "arts_metric/units.py": ["tests/test_units.py"],
+    "arts_metric/ratings/elo.py": ["tests/test_elo.py"],
+    "arts_metric/ratings/bradley_terry.py": ["tests/test_elo.py"],
+    "arts_metric/ratings/agreement.py": ["tests/test_agreement.py"],
+    "arts_metric/scoring/units.py": ["tests/test_units.py"],
     # without the two tests that start fresh interpreters (20 s of the file's 28)
-    "arts_metric/readability.py": ["tests/test_readability.py", "-k", "not fresh_interpreter and not sockets_blocked"],
-    "arts_metric/stats.py": ["tests/test_stats.py"],
+    "arts_metric/text/formulas.py": [
+        "tests/test_readability.py",
+        "-k",
+        "not fresh_interpreter and not sockets_blocked",
+    ],
+    "arts_metric/ratings/stats.py": ["tests/test_stats.py"],
     "arts_metric/cscore.py": ["tests/test_cscore.py"],
     "arts_metric/llm/parsing.py": ["tests/test_llm_prompts.py"],
     "arts_metric/llm/cache.py": ["tests/test_llm_cache.py"],
@@ -64,7 +68,7 @@ MODULE_TESTS: dict[str, list[str]] = {
         "and not killed_build_resumes_without_losing and not personas_and_runs_reach",
     ],
     # compute()'s assembly: the fast files that call score_texts (test_metric.py takes 75 s a run)
-    "arts_metric/scoring.py": [
+    "arts_metric/scoring/api.py": [
         "tests/test_scoring.py",
         "tests/test_scoring_helpers.py",
         "tests/test_metric_inputs.py",

@@ -12,7 +12,7 @@ For each language, from README++ (``../shared/dev/readmepp``; Naous et al. 2024,
    ``arts_metric/resources/language_pools/readmepp_<code>.json`` (README++'s MIT licence
    beside them).
 2. **Judge** ``multilingual:<code>``, fitted on the *train* split only; features are
-   :mod:`arts_metric.languages.features`.
+   :mod:`arts_metric.judges.multilingual_features`.
 
    - French, Hindi, Russian (version 1): a pairwise logistic model (scikit-learn, lbfgs,
      C = 1, no intercept) on feature differences of seeded pairs of train sentences of
@@ -60,9 +60,7 @@ from sklearn.model_selection import KFold
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric.elo import K_FACTOR, START_RATING, run_elo  # noqa: E402
-from arts_metric.languages import OTHER_LANGUAGES, language_name, pool_name  # noqa: E402
-from arts_metric.languages.features import (  # noqa: E402
+from arts_metric.judges.multilingual_features import (  # noqa: E402
     ARABIC_SHAPE_NAMES,
     ENCODER_LANGUAGES,
     N_BUCKETS,
@@ -73,8 +71,10 @@ from arts_metric.languages.features import (  # noqa: E402
     ngram_features,
     shape_features,
 )
+from arts_metric.languages import OTHER_LANGUAGES, language_name, pool_name  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
-from arts_metric.schedule import make_schedule  # noqa: E402
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, run_elo  # noqa: E402
+from arts_metric.ratings.schedule import make_schedule  # noqa: E402
 
 #: The weights' version, written into ``<code>.json`` (the judge's signature reads it):
 #: the kernel judges (Arabic) are at 2; the pairwise judges (French, Hindi, Russian) are
@@ -304,7 +304,7 @@ def train(code: str, dev_dir: str | None) -> dict:
     (out_dir / f"{code}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
     # The pool's judge scores through the shipped judge itself (what scoring reads back).
-    from arts_metric.languages import judge as judge_mod
+    from arts_metric.judges import multilingual as judge_mod
 
     judge_mod._MODELS.pop(code, None)
     judge = judge_mod.LanguageJudge(code)

@@ -20,7 +20,7 @@ select: its texts are only scored by the final models for the shipped pool file
 (``benchmarks/learned_judge_accuracy.py`` reports the ARTS94 agreement).
 
 learned-1. Inputs: MiniLM sentence embedding (384) + the cheap features of
-``arts_metric.features``, standardised. Target: the GPT-4 Elo rating of each
+``arts_metric.text.features``, standardised. Target: the GPT-4 Elo rating of each
 text (K=16, start 1200, matches in order; the two pools share one scale).
 Model selection: 5-fold cross-validation over the 3,300 texts (seeded); the
 criterion is the Spearman correlation of out-of-fold predictions with the
@@ -83,11 +83,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from arts_metric import data as arts_data  # noqa: E402
-from arts_metric.elo import K_FACTOR, START_RATING, ratings_from_history  # noqa: E402
-from arts_metric.features import FEATURE_NAMES, text_features, words  # noqa: E402
 from arts_metric.judges import learned  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
-from arts_metric.stats import partial_spearman  # noqa: E402
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, ratings_from_history  # noqa: E402
+from arts_metric.ratings.stats import partial_spearman  # noqa: E402
+from arts_metric.text.features import FEATURE_NAMES, text_features, words  # noqa: E402
 
 GPT4 = "gpt-4-1106-preview"
 RUN = "pairwise-run1"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arts_metric.registry import register_script
+from arts_metric.evaluate_module.registry import register_script
 
 SCRIPT = '''"""SARI's signature (sources, predictions, references -> {"sari": ...}); a stand-in score."""
 import datasets

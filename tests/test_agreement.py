@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arts_metric.agreement import (
+from arts_metric.data import Match, load_history, load_pool_rows
+from arts_metric.ratings.agreement import (
     code_decisions,
     cohen_kappa,
     decision_matrix,
@@ -14,9 +15,8 @@ from arts_metric.agreement import (
     majority_vote,
     percent_agreement,
 )
-from arts_metric.data import Match, load_history, load_pool_rows
-from arts_metric.elo import ratings_from_history
-from arts_metric.stats import correlations
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.ratings.stats import correlations
 
 GPT4 = "gpt-4-1106-preview"
 

@@ -31,14 +31,14 @@ from browser import chromium
 from gradio_client import Client, handle_file
 from llm_server import ReplayServer
 
-from arts_metric.config import ScoringConfig
 from arts_metric.data import load_pool_rows
 from arts_metric.pool import load_pool
-from arts_metric.scoring import score_texts
-from arts_metric.space import assemble_space
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 from arts_metric.space_app.actions import PAIRWISE_HEADING
+from arts_metric.space_app.publish import assemble_space
 from arts_metric.systems import compare_systems
-from arts_metric.textio import read_rows
+from arts_metric.text.reading import read_rows
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

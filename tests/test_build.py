@@ -20,7 +20,6 @@ from llm_server import ReplayServer
 from repo_scripts import start_cli
 from scipy.stats import spearmanr
 
-from arts_metric import agreement
 from arts_metric import data as arts_data
 from arts_metric.builder import (
     STORE_NAME,
@@ -33,7 +32,8 @@ from arts_metric.builder import (
 )
 from arts_metric.builder.export import verify_dataset
 from arts_metric.cli import main as cli_main
-from arts_metric.elo import rank_scale, ratings_from_history
+from arts_metric.ratings import agreement
+from arts_metric.ratings.elo import rank_scale, ratings_from_history
 
 REPO = Path(__file__).resolve().parent.parent
 PERSONA_ALPHAS = {  # paper section 5.4
@@ -308,7 +308,7 @@ def test_humans_unfinished_stop_the_build_until_they_finish(tmp_path, capsys, da
         "--no-progress",
     ]
     # A recorded rater on this very schedule: answers "the longer text is harder".
-    from arts_metric.schedule import make_schedule
+    from arts_metric.ratings.schedule import make_schedule
 
     pairs = make_schedule(len(TEXTS), 2, 0)
     hist.write_text(
@@ -377,7 +377,7 @@ def test_input_forms(tmp_path):
 
 def _replay_history(path: Path, n_texts: int, matches_per_text: int, seed: int = 0) -> None:
     """A recorded rater on the seeded schedule of ``n_texts`` texts: the higher index is harder."""
-    from arts_metric.schedule import make_schedule
+    from arts_metric.ratings.schedule import make_schedule
 
     pairs = make_schedule(n_texts, matches_per_text, seed)
     path.write_text(

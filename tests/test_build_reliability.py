@@ -96,7 +96,7 @@ def _pair_texts(out: Path, matches) -> set[tuple[str, str]]:
 
 def test_unanswered_pairs_are_not_stored_and_the_rerun_asks_exactly_them(tmp_path):
     out = tmp_path / "out"
-    from arts_metric.schedule import make_schedule
+    from arts_metric.ratings.schedule import make_schedule
 
     pairs = make_schedule(len(TEXTS), 4, 0)
     failing = {(TEXTS[a], TEXTS[b]) for a, b in pairs[5:240:5]}  # 47 of 240
@@ -130,7 +130,7 @@ def test_unanswered_pairs_are_not_stored_and_the_rerun_asks_exactly_them(tmp_pat
 
 def test_allow_incomplete_exports_and_says_what_is_missing(tmp_path, capsys):
     out = tmp_path / "out"
-    from arts_metric.schedule import make_schedule
+    from arts_metric.ratings.schedule import make_schedule
 
     pairs = make_schedule(12, 2, 0)
     failing = {(TEXTS[a], TEXTS[b]) for a, b in pairs[:5]}
@@ -508,7 +508,7 @@ def test_a_request_slot_is_freed_only_once_its_answer_is_recorded(tmp_path):
     recorded by more than the judge's concurrency: what a kill can lose is at most the requests
     in flight, never an answer received but not yet committed."""
     from arts_metric.builder.asking import ask
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
     concurrency = 4
     srv = ReplayServer(TEXTS[:40], latency=0.02)

@@ -106,7 +106,7 @@ def test_a_rerun_asks_only_the_failed_matches_not_the_invalid_ones(tmp_path):
 import time  # noqa: E402
 
 from arts_metric.builder import IncompleteRatingsError, build  # noqa: E402
-from arts_metric.schedule import make_schedule  # noqa: E402
+from arts_metric.ratings.schedule import make_schedule  # noqa: E402
 
 
 class RecordingJudge(CountingJudge):

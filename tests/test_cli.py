@@ -119,7 +119,7 @@ def test_flags_are_the_scoring_settings():
     from arts_metric.cli import build_parser
     from arts_metric.commands.score import PLACEMENT_FLAGS
     from arts_metric.commands.settings import SETTING_FLAGS, config_from_args
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
     parser = build_parser()
     assert config_from_args(parser.parse_args(["score", "in.txt"]), PLACEMENT_FLAGS) == ScoringConfig()

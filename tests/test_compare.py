@@ -15,8 +15,8 @@ from arts_metric.analysis import comparison_report
 from arts_metric.analysis import metric_comparison as compare
 from arts_metric.analysis.metric_comparison import Approach, evaluate_approaches
 from arts_metric.data import load_history, load_pool_rows
-from arts_metric.elo import ratings_from_history
-from arts_metric.stats import williams_test
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.ratings.stats import williams_test
 
 REPO = Path(__file__).resolve().parent.parent
 # Our own sentences (not from the ARTS data), roughly from easy to hard.

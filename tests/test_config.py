@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedPointwiseJudge
 from arts_metric.placement import METHODS
 from arts_metric.pool import DEFAULT_POOL, pool_from_rows
-from arts_metric.readability import DEFAULT_FORMULAS
-from arts_metric.scorer import Scorer, split_settings
-from arts_metric.scoring import score_texts
-from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer, split_settings
+from arts_metric.text.formulas import DEFAULT_FORMULAS
+from arts_metric.text.sentences import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 
 PLAIN = "The dog ran to the park."
 HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnify the lessor."

@@ -11,8 +11,8 @@ import warnings
 import evaluate
 import pytest
 
-from arts_metric.registry import module_script_path
-from arts_metric.scoring import score_texts
+from arts_metric.evaluate_module.registry import module_script_path
+from arts_metric.scoring.api import score_texts
 
 PLAIN = "The dog ran to the park."
 HARD = "Notwithstanding any provision to the contrary, the lessee shall indemnify the lessor."

@@ -13,10 +13,10 @@ import pytest
 import torch
 from datasets import Dataset
 
-from arts_metric.bulk import score_dataset
 from arts_metric.device import cpu_threads, limit_threads, resolve_device, usable_cores
 from arts_metric.judges.learned import LearnedJudge
-from arts_metric.scorer import Scorer
+from arts_metric.scoring.bulk import score_dataset
+from arts_metric.scoring.scorer import Scorer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "texts.txt"
 
@@ -111,7 +111,7 @@ def test_signature_names_a_device_other_than_the_cpu():
 
 
 def test_judge_options_carry_device_and_threads():
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
     judge = ScoringConfig(judge_options={"device": "cpu", "threads": "1"}).make_judge()
     assert (judge.device, judge.threads, judge.threads_in_use) == ("cpu", 1, 1)

@@ -133,7 +133,7 @@ def test_the_reference_reads_a_prose_parameter_line_as_its_description():
     prose = _griffe_prose()
     doc = (
         "Score texts.\n\nParameters\n----------\npredictions : the texts to score (e.g. outputs).\n"
-        "n : int or None\n    how many.\nconfig, settings : the fields of :class:`~arts_metric.config.ScoringConfig`.\n"
+        "n : int or None\n    how many.\nconfig, settings : the fields of :class:`~arts_metric.scoring.config.ScoringConfig`.\n"
         "\nReturns\n-------\nx : the result.\n"
     )
     assert prose.rewrite(doc) == (
@@ -270,9 +270,9 @@ def test_the_site_builds_strict_and_quotes_the_results(site):
     direction = re.search(r"<code>human_higher_is</code>\s*</td>\s*<td>(.*?)</td>", api, re.S).group(1)
     assert "Direction" in direction and "Sequence" not in direction
     # ScoringConfig lists every setting (a row each)
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
-    start = api.index('id="arts_metric.config.ScoringConfig"')
+    start = api.index('id="arts_metric.scoring.config.ScoringConfig"')
     config = api[start : api.index('class="doc doc-heading"', start + 100)]
     assert all(re.search(rf"<td>\s*<code>{name}</code>\s*</td>", config) for name in ScoringConfig.names())
     assert "usage: arts compare" in (site / "cli" / "index.html").read_text(encoding="utf-8")
@@ -384,10 +384,10 @@ def test_a_docstring_that_is_not_numpydoc_stops_the_strict_build(tmp_path):
 
 
 def test_the_reference_lists_every_scoring_setting_with_its_default_type_and_meaning():
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
     settings = _extension("griffe_settings")
-    config = _griffe_load("arts_metric.config", settings.SettingsParameters)
+    config = _griffe_load("arts_metric.scoring.config", settings.SettingsParameters)
     sections = config["ScoringConfig"].docstring.parse("numpy")
     (parameters,) = [s.value for s in sections if s.kind is griffe.DocstringSectionKind.parameters]
     assert [p.name for p in parameters] == list(ScoringConfig.names())
@@ -593,3 +593,47 @@ def test_the_reference_shows_a_constant_default_as_its_value():
     # annotations are types, not quoted strings
     assert str(package["judges.get_judge"].parameters["spec"].annotation) == "str | Judge"
     assert defaults.constant_value("arts_metric.pool", "load_pool") == (False, None)  # not a constant
+
+
+def test_the_top_of_the_package_holds_at_most_ten_modules():
+    """The package's top level is its folders by role; at most 10 modules sit beside them."""
+    modules = sorted(
+        p.name for p in (REPO / "arts_metric").glob("*.py") if p.name not in ("__init__.py", "__main__.py")
+    )
+    assert len(modules) <= 10, modules
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("arts_metric.elo", "arts_metric.ratings.elo"),
+        ("arts_metric.readability", "arts_metric.text.formulas"),
+        ("arts_metric.bulk", "arts_metric.scoring.bulk"),
+        ("arts_metric.config", "arts_metric.scoring.config"),
+        ("arts_metric.languages.judge", "arts_metric.judges.multilingual"),
+    ],
+)
+def test_an_old_module_path_still_imports_the_module_and_names_its_new_path(old, new):
+    code = (
+        "import importlib, warnings\n"
+        "warnings.simplefilter('error', DeprecationWarning)\n"
+        f"new = importlib.import_module({new!r})\n"
+        "try:\n"
+        f"    importlib.import_module({old!r})\n"
+        "except DeprecationWarning as w:\n"
+        "    print(w)\n"
+        "warnings.simplefilter('ignore', DeprecationWarning)\n"
+        f"print(importlib.import_module({old!r}) is new)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    message, same = proc.stdout.strip().splitlines()
+    assert message.startswith(f"{old} moved to {new}") and same == "True"
+
+
+def test_the_scoring_modules_old_names_still_work_with_a_warning():
+    import arts_metric.scoring
+    from arts_metric.scoring.api import score_texts
+
+    with pytest.warns(DeprecationWarning, match="arts_metric.scoring.score_texts moved to arts_metric.scoring.api"):
+        assert arts_metric.scoring.score_texts is score_texts

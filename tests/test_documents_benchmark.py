@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from repo_scripts import load_script
 
-from arts_metric.features import words
-from arts_metric.segment import split_sentences
+from arts_metric.text.features import words
+from arts_metric.text.sentences import split_sentences
 
 documents = load_script("benchmarks/documents.py")
 

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from arts_metric.data import load_history, load_pool_rows
-from arts_metric.elo import K_FACTOR, START_RATING, expected_score, rank_scale, ratings_from_history, run_elo, update
+from arts_metric.ratings.elo import (
+    K_FACTOR,
+    START_RATING,
+    expected_score,
+    rank_scale,
+    ratings_from_history,
+    run_elo,
+    update,
+)
 
 # Paper Table 11: texts located at run time by their first words (the texts stay in the
 # data folder), with the published ARTS scores.
@@ -131,7 +139,7 @@ def test_run_elo_rejects_bad_matches():
 
 # -- Bradley-Terry ratings of players who all play each other (systems) ---------------
 
-from arts_metric.bradley_terry import fit_bradley_terry  # noqa: E402
+from arts_metric.ratings.bradley_terry import fit_bradley_terry  # noqa: E402
 
 
 def _expected_wins(true: np.ndarray, games: float) -> np.ndarray:
@@ -198,7 +206,8 @@ def test_bradley_terry_rejects_bad_counts():
 from scipy.optimize import minimize_scalar  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
-from arts_metric.bradley_terry import (  # noqa: E402
+from arts_metric.pool import Pool  # noqa: E402
+from arts_metric.ratings.bradley_terry import (  # noqa: E402
     FIT_SLOPES,
     MIN_FIT_DECISIONS,
     bt_loglik,
@@ -207,8 +216,7 @@ from arts_metric.bradley_terry import (  # noqa: E402
     mle_rating,
     profile_slope,
 )
-from arts_metric.elo import elo_sequences, rating_of_expected_score, rating_of_position  # noqa: E402
-from arts_metric.pool import Pool  # noqa: E402
+from arts_metric.ratings.elo import elo_sequences, rating_of_expected_score, rating_of_position  # noqa: E402
 
 _C = np.log(10.0) / 400.0
 POOL = np.array([1100.0, 1150.0, 1180.0, 1200.0, 1210.0, 1240.0, 1300.0, 1330.0])
@@ -548,7 +556,7 @@ def test_rating_of_expected_score_is_exact_for_pools_with_a_wide_gap():
 def test_mean_expected_scores_match_the_pairwise_formula_on_both_paths():
     """The factored form (ordinary pools) and the expit form (pools wider than
     ~104,000 Elo) give the means of eq. 1, of its complement and of its derivative."""
-    from arts_metric.elo import _mean_expected_scores
+    from arts_metric.ratings.elo import _mean_expected_scores
 
     rng = np.random.default_rng(3)
     # an ordinary pool; one just inside the factored form's span, far from 0 (the
@@ -611,7 +619,7 @@ def test_rating_of_expected_score_is_exact_at_the_extreme_shares():
 
 
 def test_team_rating_sums_strengths():
-    from arts_metric.elo import team_rating
+    from arts_metric.ratings.elo import team_rating
 
     assert team_rating([1234.5]) == pytest.approx(1234.5, abs=1e-9)
     assert team_rating([1200.0, 1200.0]) == pytest.approx(1200.0 + 400.0 * np.log10(2.0), abs=1e-9)
@@ -625,7 +633,7 @@ def test_team_rating_sums_strengths():
 
 
 def test_mean_expected_score_inverts_rating_of_expected_score():
-    from arts_metric.elo import expected_score, mean_expected_score, rating_of_expected_score
+    from arts_metric.ratings.elo import expected_score, mean_expected_score, rating_of_expected_score
 
     pool = np.array([1100.0, 1180.0, 1250.0, 1400.0])
     shares = np.array([0.01, 0.3, 0.5, 0.97, np.nan])
@@ -635,7 +643,7 @@ def test_mean_expected_score_inverts_rating_of_expected_score():
 
 
 def test_pool_position_is_the_pools_smoothed_rank_share_and_its_inverse_reaches_beyond_it():
-    from arts_metric.elo import pool_position, position_width, rank_scale, rating_of_pool_position
+    from arts_metric.ratings.elo import pool_position, position_width, rank_scale, rating_of_pool_position
 
     rng = np.random.default_rng(3)
     pool = 1200.0 + 40.0 * rng.standard_normal(500)

@@ -13,7 +13,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
-from arts_metric.registry import module_script_path
+from arts_metric.evaluate_module.registry import module_script_path
 
 pytestmark = pytest.mark.slow
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "texts.txt"

@@ -25,7 +25,7 @@ import pytest
 from offline import ASSERT_OFFLINE, offline_env
 
 from arts_metric import __version__
-from arts_metric.space import assemble_space, build_wheel, runtime_requirements
+from arts_metric.space_app.publish import assemble_space, build_wheel, runtime_requirements
 
 REPO = Path(__file__).resolve().parent.parent
 OWN = ("arts_metric", "arts_metric-", "__editable__", "__pycache__")

@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from arts_metric.config import ScoringConfig
+from arts_metric.evaluate_module.registry import module_script_path
+from arts_metric.judges.multilingual import LanguageJudge
 from arts_metric.languages import check_language, pool_name
 from arts_metric.languages.formulas import compute_language_formulas
-from arts_metric.languages.judge import LanguageJudge
 from arts_metric.languages.pools import pool_levels
 from arts_metric.languages.readmepp import readmepp_rows
 from arts_metric.languages.scripts import char_script, mismatched_texts, script_warning, text_script
 from arts_metric.pool import load_pool
-from arts_metric.registry import module_script_path
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 
 HINDI = ["यह एक आसान वाक्य है।", "संवैधानिक प्रावधानों की व्याख्या न्यायपालिका के अधिकार क्षेत्र में आती है।"]
 

@@ -18,9 +18,9 @@ from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
 from arts_metric.device import limit_threads
-from arts_metric.elo import ratings_from_history
-from arts_metric.features import FEATURE_NAMES, text_features
 from arts_metric.judges import PointwiseJudge, get_judge, learned
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.text.features import FEATURE_NAMES, text_features
 
 REPO = Path(__file__).resolve().parent.parent
 RESOURCES = REPO / "arts_metric" / "resources"
@@ -246,9 +246,9 @@ def test_v3_was_fitted_on_readmepp_train_and_chosen_on_val():
 def test_v3_reads_words_beyond_length_on_readmepp_val(dev_dir):
     """On README++ English val (chosen on, never fitted), learned-3 knows more beyond a
     sentence's length than learned-1 (partial Spearman, log word count held fixed)."""
-    from arts_metric.features import words
     from arts_metric.languages.readmepp import readmepp_rows
-    from arts_metric.stats import partial_spearman
+    from arts_metric.ratings.stats import partial_spearman
+    from arts_metric.text.features import words
 
     rows = readmepp_rows("en", "val", dev_dir)
     texts, level = [r["sentence"] for r in rows], [r["rating"] for r in rows]
@@ -555,7 +555,7 @@ _FORKED_SCRIPT = """
 import json, sys
 import datasets
 from arts_metric import data
-from arts_metric.bulk import score_dataset
+from arts_metric.scoring.bulk import score_dataset
 rows = data.load_pool_rows("arts300", sys.argv[1])[:40]
 ds = datasets.Dataset.from_dict({"text": [r["text"] for r in rows]})
 one = score_dataset(ds, "text", judge="learned", batch_size=40)  # the parent runs torch first

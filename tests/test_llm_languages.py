@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 from llm_server import OWN_POOL, make_server  # noqa: F401  (fixture)
 
-from arts_metric.config import ScoringConfig
 from arts_metric.judges import get_judge
 from arts_metric.llm.prompts import load_template
 from arts_metric.llm.strategies import PairwiseStrategy
 from arts_metric.pool import load_pool
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 
 #: The version of the paper's pairwise prompt (its file's SHA-256 prefix): pinned, so any
 #: change of the English wording fails here.

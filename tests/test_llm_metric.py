@@ -11,8 +11,8 @@ from llm_server import OWN_POOL, make_server  # noqa: F401  (fixture)
 from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
-from arts_metric.elo import ratings_from_history
-from arts_metric.registry import module_script_path
+from arts_metric.evaluate_module.registry import module_script_path
+from arts_metric.ratings.elo import ratings_from_history
 
 GPT4 = "gpt-4-1106-preview"
 

@@ -15,18 +15,18 @@ from llm_server import Faults, ReplayServer, make_server  # noqa: F401  (fixture
 from recorded import GPT4, recorded_run, replay_judge
 
 from arts_metric import data as arts_data
-from arts_metric.bulk import score_dataset
-from arts_metric.config import ScoringConfig
-from arts_metric.elo import ratings_from_history
 from arts_metric.judges import UNANSWERED, Judge, get_judge
 from arts_metric.llm.cache import CACHE_FILE, JudgmentCache
 from arts_metric.llm.protocol import read_completion as _read_completion
 from arts_metric.llm.strategies import PairwiseStrategy
 from arts_metric.placement import place
 from arts_metric.pool import pool_from_rows
-from arts_metric.scorer import Scorer
-from arts_metric.segment import sentence_units
-from arts_metric.units import place_texts
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.scoring.bulk import score_dataset
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer
+from arts_metric.scoring.units import place_texts
+from arts_metric.text.sentences import sentence_units
 
 FAST = dict(progress=False, backoff_base=0.01, backoff_max=0.05)
 NOISE = 0.15  # share of unrecorded pairs the server answers "the longer text is easier"
@@ -121,7 +121,7 @@ def test_worker_processes_do_not_each_pay_for_the_calibration(make_server, arts9
     process, before the workers start; the workers read them from the judge's cache."""
     from collections import Counter
 
-    from arts_metric.config import ScoringConfig
+    from arts_metric.scoring.config import ScoringConfig
 
     texts, rows = arts94
     server = make_server(texts, unknown_noise=NOISE)
@@ -268,7 +268,7 @@ def test_a_failed_text_is_counted_and_a_rerun_completes_it(make_server, arts94, 
     for i in (0, 1, 3):
         assert placed.arts[i] == reference.arts[i] and placed.arts_elo[i] == reference.arts_elo[i]
     # compute() reports it the same way: None, and failed beside invalid.
-    from arts_metric.scoring import score_texts
+    from arts_metric.scoring.api import score_texts
 
     with pytest.warns(RuntimeWarning, match="failed"):
         out = score_texts(

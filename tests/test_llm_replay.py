@@ -14,13 +14,13 @@ from llm_server import make_server  # noqa: F401  (fixture)
 from scipy.stats import spearmanr
 
 from arts_metric import data as arts_data
-from arts_metric.elo import ratings_from_history, run_elo
 from arts_metric.judges import get_judge
 from arts_metric.judges.openai_judge import (
     OpenAIListwiseJudge,
     OpenAIPairwiseJudge,
     OpenAIPointwiseJudge,
 )
+from arts_metric.ratings.elo import ratings_from_history, run_elo
 
 GPT4 = "gpt-4-1106-preview"
 GPT35 = "gpt-3.5-turbo-1106"

@@ -19,7 +19,7 @@ from llm_server import Faults, ReplayServer
 from arts_metric.builder import open_store
 from arts_metric.cli import main as cli_main
 from arts_metric.llm.report import request_summary, sum_stats
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
 
 REPO = Path(__file__).resolve().parent.parent
 #: 30 self-written texts of different lengths (the server answers "the shorter text is easier").

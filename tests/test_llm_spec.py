@@ -10,7 +10,6 @@ import pytest
 from llm_server import Faults, make_server  # noqa: F401  (fixture)
 
 from arts_metric import data as arts_data
-from arts_metric.elo import ratings_from_history, run_elo
 from arts_metric.judges import get_judge
 from arts_metric.judges.history import HistoryJudge
 from arts_metric.judges.openai_judge import (
@@ -24,6 +23,7 @@ from arts_metric.llm.endpoint import (
     resolve_endpoint,
     sanitize_url,
 )
+from arts_metric.ratings.elo import ratings_from_history, run_elo
 
 GPT4 = "gpt-4-1106-preview"
 

@@ -15,11 +15,11 @@ from offline import ASSERT_OFFLINE, offline_env
 from scipy.stats import spearmanr
 
 from arts_metric.data import load_history, load_pool_rows
-from arts_metric.elo import ratings_from_history
+from arts_metric.evaluate_module.registry import module_script_path
 from arts_metric.judges.simulated import SimulatedPointwiseJudge
 from arts_metric.pool import pool_from_rows
-from arts_metric.registry import module_script_path
-from arts_metric.scoring import score_texts
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.scoring.api import score_texts
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -71,7 +71,7 @@ def test_module_docstring_examples_run(tmp_path):
     code = textwrap.dedent(
         """
         import doctest, importlib.util, json
-        from arts_metric.registry import module_script_path
+        from arts_metric.evaluate_module.registry import module_script_path
         spec = importlib.util.spec_from_file_location("arts_module_script", module_script_path())
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -261,8 +261,8 @@ def test_long_documents_keep_their_order(data_dir):
     # the same documents as chunks (the scoring of releases up to 0.1) keep their order too
     chunks = score_texts(docs, formulas=[], long_texts="chunks")
     assert spearmanr(chunks["arts"], range(8)).statistic >= 0.95
-    from arts_metric.features import words
-    from arts_metric.segment import sentence_units
+    from arts_metric.text.features import words
+    from arts_metric.text.sentences import sentence_units
 
     for doc, elo, n_units in zip(docs, out["arts_elo"], out["units"]):
         units = sentence_units(doc)

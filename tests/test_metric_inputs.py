@@ -11,9 +11,9 @@ import evaluate
 import pytest
 from sari_signature import write_sari
 
+from arts_metric.evaluate_module.registry import module_script_path
 from arts_metric.judges import Judge
-from arts_metric.registry import module_script_path
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
 
 SCRIPT = str(module_script_path())
 SOURCES = [

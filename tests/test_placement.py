@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from arts_metric import data, elo
-from arts_metric.bulk import score_dataset
-from arts_metric.elo import elo_sequences as _elo_sequences
-from arts_metric.elo import pool_position
+from arts_metric import data
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
 from arts_metric.placement import (
     QUANTILE_LEVELS,
@@ -24,7 +21,11 @@ from arts_metric.placement import (
     system_interval,
 )
 from arts_metric.pool import Pool
-from arts_metric.scoring import score_texts
+from arts_metric.ratings import elo
+from arts_metric.ratings.elo import elo_sequences as _elo_sequences
+from arts_metric.ratings.elo import pool_position
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.bulk import score_dataset
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,9 @@ from test_placement_adaptive import RecordingPairJudge
 from test_placement_asker import CountingPointwiseJudge, toy_pool
 from test_placement_mle import DIFFICULTY, NEWCOMERS, POOL
 
-from arts_metric.elo import rating_of_pool_position
 from arts_metric.judges.base import PointwiseJudge
 from arts_metric.placement import QUANTILE_LEVELS, place_exhaustive
+from arts_metric.ratings.elo import rating_of_pool_position
 
 
 class SixteenthsJudge(PointwiseJudge):

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arts_metric.config import ScoringConfig
 from arts_metric.judges.learned import LearnedJudge, encoder_passes, load_encoder, sentence_embeddings
 from arts_metric.judges.learned.int8 import (
     PRECISIONS,
@@ -25,7 +24,8 @@ from arts_metric.judges.learned.int8 import (
     model_file,
     smoothed,
 )
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 
 ARTS = str(Path(sys.executable).with_name("arts"))
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "texts.txt"

@@ -21,9 +21,9 @@ import pytest
 import ray  # the `ray` extra, installed by scripts/install.sh: a missing Ray fails here, never skips
 from datasets import Dataset
 
-from arts_metric.bulk import score_dataset
 from arts_metric.distributed import score_files, score_ray_dataset
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.bulk import score_dataset
 
 pytestmark = pytest.mark.slow
 ARTS = str(Path(sys.executable).with_name("arts"))
@@ -86,7 +86,7 @@ def _read_out(out: Path) -> pd.DataFrame:
 def test_same_numbers_alone_compute_num_proc_and_ray(cluster, texts, reference):
     import evaluate
 
-    from arts_metric.registry import module_script_path
+    from arts_metric.evaluate_module.registry import module_script_path
 
     alone = [score_texts([t]) for t in texts]
     assert [r["arts"][0] for r in alone] == list(reference["arts"])
@@ -312,10 +312,10 @@ def test_the_driver_asks_the_calibration_pairs_that_every_actor_would_ask(tmp_pa
     only its newcomers' pairs."""
     from llm_server import ReplayServer
 
-    from arts_metric.config import ScoringConfig
     from arts_metric.distributed.ray_data import _ask_shared_questions
-    from arts_metric.scorer import Scorer
-    from arts_metric.units import place_texts
+    from arts_metric.scoring.config import ScoringConfig
+    from arts_metric.scoring.scorer import Scorer
+    from arts_metric.scoring.units import place_texts
 
     own = [f"Line {i}: " + " ".join(["plain"] * (1 + i % 6) + ["intricate"] * (i % 4)) + "." for i in range(24)]
     pool = tmp_path / "pool.jsonl"

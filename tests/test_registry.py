@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arts_metric.registry import module_script_path, register, registered_script, registration_problem
+from arts_metric.evaluate_module.registry import module_script_path, register, registered_script, registration_problem
 
 REPO = Path(__file__).resolve().parent.parent
 ARTS = str(Path(sys.executable).parent / "arts")

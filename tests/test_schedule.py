@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from arts_metric.data import load_pairs
-from arts_metric.schedule import (
+from arts_metric.ratings.schedule import (
     load_schedule,
     make_schedule,
     save_schedule,
@@ -99,7 +99,7 @@ def test_malformed_schedule_files_are_named(tmp_path):
 
 
 def test_matches_per_text_beyond_the_texts_is_refused_with_the_maximum():
-    from arts_metric.schedule import check_matches_per_text, max_matches_per_text
+    from arts_metric.ratings.schedule import check_matches_per_text, max_matches_per_text
 
     assert [max_matches_per_text(n) for n in (2, 3, 5, 94)] == [1, 2, 4, 93]
     for n in (2, 3, 5, 12):

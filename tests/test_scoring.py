@@ -14,8 +14,8 @@ import warnings
 import pytest
 
 from arts_metric.pool import load_pool
-from arts_metric.scoring import score_texts
-from arts_metric.wordless import top_rating
+from arts_metric.scoring.api import score_texts
+from arts_metric.text.wordless import top_rating
 
 EASY = "The dog ran."
 MID = "The cat sat on the mat and then it went to sleep in the sun."

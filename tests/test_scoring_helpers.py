@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from arts_metric.config import ScoringConfig
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
 from arts_metric.llm.report import stats_since
-from arts_metric.scorer import checked_placer, resolve_placement
-from arts_metric.scoring import (
+from arts_metric.scoring.api import (
     _correlation,
     _p_output_easier,
     score_texts,
 )
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import checked_placer, resolve_placement
 
 EASY = "The dog ran."
 MID = "The dog ran to the park with the boy and his big red ball."

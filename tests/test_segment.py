@@ -1,4 +1,4 @@
-from arts_metric.segment import chunk_text, split_sentences
+from arts_metric.text.sentences import chunk_text, split_sentences
 
 
 def test_split_sentences_keeps_abbreviations_and_paragraphs():

@@ -13,13 +13,13 @@ from dataclasses import fields
 import pytest
 
 from arts_metric import __version__
-from arts_metric.config import ScoringConfig
 from arts_metric.judges.base import Judge
 from arts_metric.judges.learned import LearnedJudge, default_weights_dir
 from arts_metric.placement import METHODS, method_defaults
-from arts_metric.scorer import Scorer, resolve_placement, split_settings
-from arts_metric.scoring import score_texts
-from arts_metric.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer, resolve_placement, split_settings
+from arts_metric.scoring.signature import DISPLAY_ONLY_OPTIONS, SCORE_NEUTRAL, arts_signature
 
 
 class PairwiseStandIn(Judge):

@@ -15,9 +15,9 @@ from packaging.requirements import Requirement
 
 from arts_metric import __version__
 from arts_metric.cli import main as cli_main
-from arts_metric.registry import module_script_path
-from arts_metric.scoring import score_texts
-from arts_metric.space import APP_FILES, assemble_space, source_root
+from arts_metric.evaluate_module.registry import module_script_path
+from arts_metric.scoring.api import score_texts
+from arts_metric.space_app.publish import APP_FILES, assemble_space, source_root
 
 POOL = [  # self-written reference texts with made-up ratings (higher = harder)
     ("The sun is hot.", 1000.0),
@@ -266,7 +266,7 @@ def test_a_blank_line_is_treated_as_arts_score_treats_it(text):
     import gradio as gr
 
     from arts_metric.space_app import numbered_lines, paired_lines
-    from arts_metric.textio import labelled_lines
+    from arts_metric.text.reading import labelled_lines
 
     try:
         cli = [(label, row["text"]) for label, row in labelled_lines(text.splitlines(), "stdin", "txt")]

@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as sps
 
 from arts_metric.data import load_history, load_pool_rows
-from arts_metric.elo import ratings_from_history
-from arts_metric.readability import HIGHER_IS_HARDER, compute_formulas
-from arts_metric.stats import bootstrap_ci, correlations, partial_spearman, williams_test
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.ratings.stats import bootstrap_ci, correlations, partial_spearman, williams_test
+from arts_metric.text.formulas import HIGHER_IS_HARDER, compute_formulas
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +151,8 @@ def test_williams_test_at_the_edges_of_its_domain():
 def test_one_direction_vocabulary_everywhere():
     """compute(), the systems comparison and the statistics accept the same words:
     "easier" is "simpler" wherever a direction is asked."""
-    from arts_metric.directions import check_direction, harder_up
-    from arts_metric.inputs import check_human_scores
+    from arts_metric.ratings.directions import check_direction, harder_up
+    from arts_metric.text.checks import check_human_scores
 
     assert [check_direction(v) for v in ("harder", "simpler", "easier")] == ["harder", "simpler", "simpler"]
     with pytest.raises(

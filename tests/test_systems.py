@@ -20,10 +20,10 @@ from scipy import stats as sps
 
 from arts_metric import cli
 from arts_metric import data as arts_data
-from arts_metric.elo import ratings_from_history
 from arts_metric.judges import get_judge
 from arts_metric.pool import load_pool
-from arts_metric.scoring import score_texts
+from arts_metric.ratings.elo import ratings_from_history
+from arts_metric.scoring.api import score_texts
 from arts_metric.systems import SystemComparison, compare_systems, plot_comparison
 from arts_metric.systems.human import correlation_rows
 from arts_metric.systems.ranks import shared_ranks

@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from arts_metric.textio import decode_text, labelled_lines, read_labelled_rows, read_rows
+from arts_metric.text.reading import decode_text, labelled_lines, read_labelled_rows, read_rows
 
 
 def test_every_format_reads_the_same_rows(tmp_path):
@@ -78,7 +78,7 @@ def test_decode_text_names_line_and_column_and_drops_a_bom():
 
 
 def test_read_texts_names_the_row_without_text_and_refuses_a_file_without_texts(tmp_path):
-    from arts_metric.textio import read_texts
+    from arts_metric.text.reading import read_texts
 
     good = tmp_path / "good.jsonl"
     good.write_text('{"text": "A cat sat."}\n{"text": "It slept."}\n', encoding="utf-8")
@@ -94,7 +94,7 @@ def test_read_texts_names_the_row_without_text_and_refuses_a_file_without_texts(
 
 
 def test_a_row_without_the_text_field_lists_the_fields_found(tmp_path):
-    from arts_metric.textio import read_texts
+    from arts_metric.text.reading import read_texts
 
     path = tmp_path / "d.jsonl"
     path.write_text(json.dumps({"text": "Fine."}) + "\n" + json.dumps({"body": "x", "id": 2}) + "\n")

@@ -1,4 +1,4 @@
-"""Whole texts placed in a frozen pool (:mod:`arts_metric.units`), on a small pool of
+"""Whole texts placed in a frozen pool (:mod:`arts_metric.scoring.units`), on a small pool of
 its own (no ARTS data needed) with judges of known per-unit difficulty.
 
 - ``long_texts="chunks"``: long texts score the length-weighted mean of their units
@@ -22,8 +22,10 @@ import numpy as np
 import pytest
 from ladder import ladder_pool
 
-from arts_metric.config import ScoringConfig
-from arts_metric.elo import (
+from arts_metric.judges.base import Judge, PointwiseJudge
+from arts_metric.placement import place, system_interval
+from arts_metric.pool import Pool
+from arts_metric.ratings.elo import (
     expected_score,
     mean_expected_score,
     pool_position,
@@ -32,14 +34,12 @@ from arts_metric.elo import (
     rating_of_pool_position,
     team_rating,
 )
-from arts_metric.features import words
-from arts_metric.judges.base import Judge, PointwiseJudge
-from arts_metric.placement import place, system_interval
-from arts_metric.pool import Pool
-from arts_metric.scorer import Scorer
-from arts_metric.scoring import score_texts
-from arts_metric.segment import chunk_text, sentence_units, team_units
-from arts_metric.units import mean_rating, place_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer
+from arts_metric.scoring.units import mean_rating, place_texts
+from arts_metric.text.features import words
+from arts_metric.text.sentences import chunk_text, sentence_units, team_units
 
 HARD = (
     "Notwithstanding the aforementioned jurisprudential considerations, the tribunal's "

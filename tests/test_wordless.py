@@ -13,9 +13,9 @@ from llm_server import _PAIR, OWN_POOL, make_server  # noqa: F401  (fixture)
 from arts_metric import cli
 from arts_metric.judges import get_judge
 from arts_metric.pool import load_pool
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
 from arts_metric.systems import compare_systems
-from arts_metric.wordless import has_word, top_rating
+from arts_metric.text.wordless import has_word, top_rating
 
 WORDLESS = ["!", "...", "42", "A", "$%"]
 WORDED = ["I am.", "Go!", "The cat sat."]
@@ -158,7 +158,7 @@ def test_arts_compare_prints_the_count(tmp_path, capsys):
 def test_score_dataset_gives_the_rule_and_names_the_rows():
     from datasets import Dataset
 
-    from arts_metric.bulk import score_dataset
+    from arts_metric.scoring.bulk import score_dataset
 
     ds = Dataset.from_dict({"text": [CAT, "!", "42"]})
     with pytest.warns(UserWarning, match=r"without a word .*: row 1: column 'text'; row 2: column 'text'$"):

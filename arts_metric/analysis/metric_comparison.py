@@ -6,11 +6,11 @@ Evaluating the Evaluators, Tables 2 and 9 / appendix C):
 * every approach gets Pearson, Spearman and Kendall (tau-b) correlations with
   the human scores, signed so that **positive = agrees with humans** whatever
   the directions (FRE and C-Scores are higher = easier), each with a paired
-  bootstrap 95 % interval over the texts (:func:`arts_metric.stats.bootstrap_ci`;
+  bootstrap 95 % interval over the texts (:func:`arts_metric.ratings.stats.bootstrap_ci`;
   BCa unless ``ci_method`` says otherwise);
 * approaches that make pairwise decisions also get percent agreement and
   Cohen's kappa with the human decisions on the same matches;
-* Williams' test (one-sided, :func:`arts_metric.stats.williams_test`) asks
+* Williams' test (one-sided, :func:`arts_metric.ratings.stats.williams_test`) asks
   whether each approach correlates better with humans than the reference, by
   default the best formula (highest Spearman).
 
@@ -30,10 +30,10 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from arts_metric.agreement import cohen_kappa, percent_agreement
-from arts_metric.directions import Direction, check_direction, harder_up
-from arts_metric.elo import run_elo
-from arts_metric.stats import bootstrap_ci, correlations, williams_test
+from arts_metric.ratings.agreement import cohen_kappa, percent_agreement
+from arts_metric.ratings.directions import Direction, check_direction, harder_up
+from arts_metric.ratings.elo import run_elo
+from arts_metric.ratings.stats import bootstrap_ci, correlations, williams_test
 
 STATS: tuple[str, ...] = ("pearson", "spearman", "kendall")
 #: CSV columns, in order (the first six are the ARTS Table 3 layout).
@@ -59,7 +59,7 @@ COLUMNS: tuple[str, ...] = (
     "n_texts",
     "n_pairs",
 )
-#: Display names of the formulas of :mod:`arts_metric.readability`.
+#: Display names of the formulas of :mod:`arts_metric.text.formulas`.
 FORMULA_LABELS: dict[str, str] = {
     "fkgl": "FKGL",
     "fre": "FRE",
@@ -131,7 +131,7 @@ def evaluate_approaches(
     the ``kind == "formula"`` approach with the highest Spearman (the table is
     then "is this better than the best formula?"). Empty cells are None. Each
     correlation's 95% interval resamples the texts ``n_boot`` times from ``seed``
-    (:func:`arts_metric.stats.bootstrap_ci` with ``method=ci_method``).
+    (:func:`arts_metric.ratings.stats.bootstrap_ci` with ``method=ci_method``).
     """
     human_higher_is = _direction(human_higher_is, "human_higher_is")
     human = np.asarray(human_scores, dtype=float)
@@ -215,7 +215,7 @@ def best_formula(rows: Iterable[dict[str, Any]], stat: str = "spearman") -> str 
 
 def formula_approaches(texts: Sequence[str], formulas: Iterable[str] | None = None) -> list[Approach]:
     """The traditional formulas (all nine by default) as approaches."""
-    from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER, compute_formulas
+    from arts_metric.text.formulas import FORMULAS, HIGHER_IS_HARDER, compute_formulas
 
     values = compute_formulas(texts, FORMULAS if formulas is None else formulas)
     return [
@@ -327,7 +327,7 @@ def rater_agreement_rows(
     Table 9): percent agreement and Cohen's kappa of the decisions, Spearman and
     Kendall between the two Elo rankings (K=16, start 1200). Keys: ``rater,
     agreement, kappa, spearman, kendall, n_pairs``."""
-    from arts_metric.elo import ratings_from_history
+    from arts_metric.ratings.elo import ratings_from_history
 
     ref_dec = np.array([np.nan if m.harder is None else float(m.harder == m.a) for m in reference])
     ref_ratings = ratings_from_history(n_texts, reference)
@@ -353,13 +353,13 @@ def rater_agreement_rows(
 def load_human_file(
     path: str | os.PathLike, text_column: str = "text", score_column: str = "score"
 ) -> tuple[list[str], np.ndarray]:
-    """Texts and human scores from any file :mod:`arts_metric.textio` reads (CSV with a
+    """Texts and human scores from any file :mod:`arts_metric.text.reading` reads (CSV with a
     header row, JSON Lines, a JSON list, TSV, Parquet).
 
     Every row needs a non-empty ``text_column`` and a finite number in
     ``score_column``; a bad row raises ValueError naming its line.
     """
-    from arts_metric.textio import read_labelled_rows
+    from arts_metric.text.reading import read_labelled_rows
 
     path = os.fspath(path)
     rows = read_labelled_rows(path, text_column)

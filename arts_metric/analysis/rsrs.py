@@ -45,7 +45,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from arts_metric.segment import split_sentences
+from arts_metric.text.sentences import split_sentences
 
 Loss = Literal["bce", "nll"]
 # Probabilities are capped just below 1 so that log(1 - p) stays finite in the bce loss.

@@ -30,9 +30,9 @@ import pandas as pd
 from scipy.stats import spearmanr
 from tqdm.auto import tqdm
 
-from arts_metric.elo import K_FACTOR, START_RATING, run_elo
 from arts_metric.judges.base import Judge
 from arts_metric.judges.simulated import MajorityJudge, SimulatedJudge
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, run_elo
 
 N_TEXTS = 94
 #: the paper's x axis: 0.5, 1, 2, ..., 10 annotations per text, times 94 texts

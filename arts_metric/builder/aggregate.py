@@ -1,10 +1,10 @@
 """From a build's stored decisions to scores: majority vote, Elo, rank scaling, and the agreement report.
 
 Majority of the raters per match, ties broken with a seeded coin
-(:func:`arts_metric.agreement.majority_vote`); Elo over the majority in
+(:func:`arts_metric.ratings.agreement.majority_vote`); Elo over the majority in
 schedule order (winner = harder text, K=16, start 1200); scores
 ``(rank - 1) / (N - 1)`` in [0, 1], higher = harder
-(:func:`arts_metric.elo.rank_scale`).
+(:func:`arts_metric.ratings.elo.rank_scale`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from arts_metric.builder.specs import HUMAN_PREFIX, public_spec
 from arts_metric.builder.store import DecisionStore
 from arts_metric.data import Match
-from arts_metric.elo import K_FACTOR, START_RATING, rank_scale, run_elo
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, rank_scale, run_elo
 
 
 class IncompleteRatingsError(ValueError):
@@ -72,7 +72,7 @@ def aggregate(
     """
     from scipy.stats import kendalltau, spearmanr
 
-    from arts_metric import agreement
+    from arts_metric.ratings import agreement
 
     pairs = store.pairs()
     rows = store.rows()

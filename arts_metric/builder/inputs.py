@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arts_metric import data as arts_data
-from arts_metric.textio import SUFFIXES as TEXT_SUFFIXES
-from arts_metric.textio import read_rows
+from arts_metric.text.reading import SUFFIXES as TEXT_SUFFIXES
+from arts_metric.text.reading import read_rows
 
 
 def load_input(

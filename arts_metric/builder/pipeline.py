@@ -4,7 +4,7 @@ The paper's method (sections 3-5) as one resumable pipeline:
 
 1. **Texts** from a file, a ``datasets`` dataset or a built-in pool
    (:func:`arts_metric.builder.inputs.load_input`).
-2. **Schedule**: :func:`arts_metric.schedule.make_schedule` (``matches_per_text
+2. **Schedule**: :func:`arts_metric.ratings.schedule.make_schedule` (``matches_per_text
    * N`` matches, every text in ``2 * matches_per_text`` of them), or a fixed
    one (e.g. a published ``pairs/*.json``).
 3. **Raters**: any judge spec (``openai:<model>``, ``history:<path>``,
@@ -12,10 +12,10 @@ The paper's method (sections 3-5) as one resumable pipeline:
    humans (``human:<name>``) who rate in the web interface
    (:mod:`arts_metric.web`). Every rater gets the same schedule.
 4. **Majority** of the raters per match, ties broken with a seeded coin
-   (:func:`arts_metric.agreement.majority_vote`).
+   (:func:`arts_metric.ratings.agreement.majority_vote`).
 5. **Elo** over the majority in schedule order (winner = harder text, K=16,
    start 1200), then **scores** ``(rank - 1) / (N - 1)`` in [0, 1], higher =
-   harder (:func:`arts_metric.elo.rank_scale`); :mod:`arts_metric.builder.aggregate`.
+   harder (:func:`arts_metric.ratings.elo.rank_scale`); :mod:`arts_metric.builder.aggregate`.
 6. **Export** of the folder as a Hugging Face dataset (:mod:`arts_metric.builder.export`).
 
 Everything a rater decides is written to ``OUT/build.sqlite`` (SQLite, WAL) as
@@ -53,7 +53,7 @@ from arts_metric.builder.lock import BuildLock
 from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, parse_rater, public_spec, redact, slug, unique_names
 from arts_metric.builder.store import STORE_NAME, DecisionStore, now_iso
 from arts_metric.judges.base import Decision, is_unanswered
-from arts_metric.schedule import (
+from arts_metric.ratings.schedule import (
     DEFAULT_MATCHES_PER_TEXT,
     check_matches_per_text,
     make_schedule,
@@ -77,7 +77,7 @@ def prepare(
     ``pairs`` fixes the schedule (e.g. a published ``pairs/*.json``); otherwise
     it is :func:`make_schedule(len(rows), matches_per_text, seed)`, and
     ``matches_per_text`` may be at most ``len(rows) - 1``
-    (:func:`arts_metric.schedule.max_matches_per_text`).
+    (:func:`arts_metric.ratings.schedule.max_matches_per_text`).
     """
     rows = normalise_rows(rows, "text", "id", source or "rows")
     n = len(rows)

@@ -2,7 +2,7 @@
 
 A rater orders a batch of five texts from most to least readable (easiest
 first), then rates each on the CEFR scale A1 (1) to C2 (6). Batches are
-seeded (:func:`arts_metric.schedule.make_batches`) and the same for every
+seeded (:func:`arts_metric.ratings.schedule.make_batches`) and the same for every
 rater. Answers live in the build's store (:meth:`DecisionStore.record_rank`,
 table ``rank_rate``), one row per (rater, batch), written on submit; a batch
 already submitted is never asked again. ``arts build`` exports them beside the
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from arts_metric.builder.store import DecisionStore
-from arts_metric.cefr import CEFR_LEVELS
-from arts_metric.schedule import make_batches
+from arts_metric.ratings.schedule import make_batches
+from arts_metric.text.cefr import CEFR_LEVELS
 
 BATCH_SIZE = 5
 

@@ -24,8 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from arts_metric.builder.inputs import texts_fingerprint
 from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, public_kwargs, public_name, public_spec
-from arts_metric.cefr import cefr_number
 from arts_metric.sqlite_store import connect_wal
+from arts_metric.text.cefr import cefr_number
 
 STORE_NAME = "build.sqlite"
 #: 2: only answers are stored (failed or unsent requests leave no row); no secrets in rater names or specs.

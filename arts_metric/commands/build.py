@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.builder.specs import redact
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
-    from arts_metric.schedule import load_schedule
+    from arts_metric.ratings.schedule import load_schedule
 
     secrets: list[str] = []
     try:

@@ -2,7 +2,7 @@
 (see :mod:`arts_metric.systems`): leaderboard with intervals, pairwise tests,
 head-to-head ratings and win rates, printed as Markdown (and written to DIR).
 
-Its scoring flags are the settings of :class:`arts_metric.config.ScoringConfig`
+Its scoring flags are the settings of :class:`arts_metric.scoring.config.ScoringConfig`
 (the same flags as ``arts score``, defaults and help taken from there).
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from arts_metric.commands import CLIError
 from arts_metric.commands.settings import add_setting_flags, config_from_args
-from arts_metric.directions import DIRECTIONS
-from arts_metric.textio import read_labelled_rows, read_texts
+from arts_metric.ratings.directions import DIRECTIONS
+from arts_metric.text.reading import read_labelled_rows, read_texts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -166,7 +166,7 @@ def report(result) -> str:
     simplicity rating means, and the pairwise significance table, in Markdown."""
     from arts_metric.systems.meaning import MEANING_NOTE
     from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
-    from arts_metric.wordless import leaderboard_note
+    from arts_metric.text.wordless import leaderboard_note
 
     wordless = int(result.leaderboard["n_wordless"].sum())
     return (

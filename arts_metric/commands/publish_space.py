@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from arts_metric.space import assemble_space, check_space, push_space
+    from arts_metric.space_app.publish import assemble_space, check_space, push_space
 
     try:
         out = assemble_space(args.dir, name=args.name, source=args.source, overwrite=args.force)

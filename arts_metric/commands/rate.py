@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from arts_metric.builder import STORE_NAME, load_input, prepare
-    from arts_metric.schedule import load_schedule
+    from arts_metric.ratings.schedule import load_schedule
     from arts_metric.web import make_server
     from arts_metric.web.guard import is_loopback
 

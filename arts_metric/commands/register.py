@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from arts_metric.registry import register as do_register
+    from arts_metric.evaluate_module.registry import register as do_register
 
     path = do_register()
     if not args.quiet:

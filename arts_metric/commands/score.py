@@ -1,6 +1,6 @@
 """``arts score INPUT``: score texts from a file or stdin, one output row per text.
 
-Its scoring flags are the settings of :class:`arts_metric.config.ScoringConfig`
+Its scoring flags are the settings of :class:`arts_metric.scoring.config.ScoringConfig`
 (``--pool`` is ``pool``, ``--long-texts`` is ``long_texts``, ...), with their
 defaults and help taken from there; ``--budget``, ``--target-width``,
 ``--level``, ``--opponents`` and ``--seed`` go into ``placement_options``.
@@ -21,7 +21,7 @@ from pathlib import Path
 from arts_metric.commands import CLIError
 from arts_metric.commands.score_engine import add_engine_flags, judge_settings, run_ray
 from arts_metric.commands.settings import add_setting_flags, config_from_args
-from arts_metric.textio import decode_text, label_line, labelled_lines, missing_field, read_labelled_rows
+from arts_metric.text.reading import decode_text, label_line, labelled_lines, missing_field, read_labelled_rows
 
 #: Texts scored per call: small, so that the progress bar moves often (scores do not depend on it).
 BATCH = 8
@@ -166,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
     from arts_metric.data import ARTSDataNotFoundError
     from arts_metric.llm.protocol import EndpointError
     from arts_metric.llm.report import request_summary
-    from arts_metric.scorer import checked_placer, resolve_placement
-    from arts_metric.scoring import score_texts
+    from arts_metric.scoring.api import score_texts
+    from arts_metric.scoring.scorer import checked_placer, resolve_placement
 
     config = judge_settings(args, config_from_args(args, PLACEMENT_FLAGS))
     check_sentences(args, config.long_texts)

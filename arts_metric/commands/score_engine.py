@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from arts_metric.commands import CLIError
-from arts_metric.config import ScoringConfig
 from arts_metric.judges.learned.int8 import PRECISIONS
+from arts_metric.scoring.config import ScoringConfig
 
 
 def add_engine_flags(p: argparse.ArgumentParser) -> None:

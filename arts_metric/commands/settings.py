@@ -1,6 +1,6 @@
 """The scoring settings as command-line flags: every subcommand that scores
 (`arts score`, `arts compare`) adds the same flags, generated from
-:class:`arts_metric.config.ScoringConfig` (its defaults, choices and help), and
+:class:`arts_metric.scoring.config.ScoringConfig` (its defaults, choices and help), and
 turns them back into a config the same way."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from arts_metric.commands import CLIError
-from arts_metric.config import ScoringConfig
+from arts_metric.scoring.config import ScoringConfig
 
 #: ScoringConfig settings given as flags (``--long-texts`` for ``long_texts``), and their types.
 SETTING_FLAGS = {

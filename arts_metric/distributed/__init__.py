@@ -1,6 +1,6 @@
 """Scoring beyond one process: Ray Data actors over a cluster (or this machine).
 
-- :func:`score_ray_dataset`: the score columns of :func:`arts_metric.bulk.score_dataset`
+- :func:`score_ray_dataset`: the score columns of :func:`arts_metric.scoring.bulk.score_dataset`
   added to a ``ray.data.Dataset``;
 - :func:`score_files`: input files scored shard by shard into an output folder,
   skipping shards written by an earlier run (``arts score --engine ray``).

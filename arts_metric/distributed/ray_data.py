@@ -1,7 +1,7 @@
 """Scoring with Ray Data: a pool of actors, each holding the judge and the reference pool.
 
 :func:`score_ray_dataset` adds the score columns of
-:func:`arts_metric.bulk.score_dataset` to a ``ray.data.Dataset`` with
+:func:`arts_metric.scoring.bulk.score_dataset` to a ``ray.data.Dataset`` with
 ``map_batches`` over an actor pool; :func:`score_files` scores input files
 shard by shard into an output folder (what ``arts score --engine ray`` runs).
 Each actor loads the judge and the pool once. On a cluster with GPUs every
@@ -20,8 +20,6 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from arts_metric.bulk import COLUMNS, score_columns
-from arts_metric.config import ScoringConfig
 from arts_metric.distributed.shards import (
     FORMATS,
     Shard,
@@ -33,6 +31,8 @@ from arts_metric.distributed.shards import (
     write_shard,
 )
 from arts_metric.llm.report import stats_since, sum_stats
+from arts_metric.scoring.bulk import COLUMNS, score_columns
+from arts_metric.scoring.config import ScoringConfig
 
 #: Texts placed together by one actor call (the values do not depend on it).
 BATCH_SIZE = 256
@@ -55,7 +55,7 @@ def _learned(config: ScoringConfig) -> bool:
 
 def _scorer(config: ScoringConfig, threads: int, device: str | None) -> Any:
     """The actor's judge, pool and placement (built once per actor)."""
-    from arts_metric.scorer import Scorer
+    from arts_metric.scoring.scorer import Scorer
 
     if _learned(config):
         options = dict(config.judge_options)
@@ -164,7 +164,7 @@ def _ask_shared_questions(config: ScoringConfig) -> tuple[str, dict[str, Any]]:
     and the placement's calibration pairs. Their answers go to the judge's cache, where the
     actors find them (on one machine, or on a cache folder every node reaches), so the actors
     do not pay for them again. Returns the signature and the judge's counters of these questions."""
-    from arts_metric.scorer import Scorer
+    from arts_metric.scoring.scorer import Scorer
 
     scorer = Scorer.prepare(config)
     scorer.ask_calibration()
@@ -196,7 +196,7 @@ def score_ray_dataset(
     **settings: Any,
 ) -> Any:
     """Return ``dataset`` (a ``ray.data.Dataset``) with the ARTS score columns of
-    :func:`arts_metric.bulk.score_dataset` for ``text_column`` (lazy, as Ray Data is).
+    :func:`arts_metric.scoring.bulk.score_dataset` for ``text_column`` (lazy, as Ray Data is).
 
     A source that reads data (``ray.data.read_*``) needs a CPU of its own beside
     the actors' CPUs.
@@ -222,8 +222,8 @@ def score_ray_dataset(
     config : ScoringConfig or None
         The scoring settings to start from (default: every default).
     **settings
-        Fields of :class:`~arts_metric.config.ScoringConfig` applied over
-        ``config``, as for :func:`arts_metric.bulk.score_dataset`.
+        Fields of :class:`~arts_metric.scoring.config.ScoringConfig` applied over
+        ``config``, as for :func:`arts_metric.scoring.bulk.score_dataset`.
 
     Returns
     -------
@@ -274,7 +274,7 @@ def score_files(
     Shards whose file exists (from an earlier run of the same inputs and settings) are skipped.
     ``progress(rows_done, rows_total)`` is called as shards finish. Returns counts of
     ``shards``, ``skipped`` (already written), ``rows`` and ``rows_scored`` (in this run),
-    the ``signature`` of the scores (:mod:`arts_metric.signature`) and ``judge_stats``: the
+    the ``signature`` of the scores (:mod:`arts_metric.scoring.signature`) and ``judge_stats``: the
     judge counters of the shards written in this run, summed over the actors (an LLM judge's
     requests sent and judgments obtained; see :func:`arts_metric.llm.report.request_summary`).
     ``ValueError`` naming the file and line for input that cannot be scored.

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from arts_metric.textio import json_object
+from arts_metric.text.reading import json_object
 
 SUFFIXES = (".txt", ".jsonl", ".parquet")
 FORMATS = ("parquet", "jsonl")

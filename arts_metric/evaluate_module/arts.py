@@ -2,8 +2,8 @@
 
 Needs the ``arts-metric`` package (docs/install.md, "From a wheel"); once installed,
 ``arts register`` makes ``evaluate.load("arts")`` find this script, a thin shell around
-:func:`arts_metric.scoring.score_texts`. Its settings (pool, judge, formulas, placement,
-long texts, ...) and their defaults are :class:`arts_metric.config.ScoringConfig`'s.
+:func:`arts_metric.scoring.api.score_texts`. Its settings (pool, judge, formulas, placement,
+long texts, ...) and their defaults are :class:`arts_metric.scoring.config.ScoringConfig`'s.
 
 Inputs are ``predictions``, optionally with ``sources`` and ``references``: one
 feature schema holds all three, and an input that is not given is stored as
@@ -44,13 +44,13 @@ import datasets
 import evaluate
 
 from arts_metric import __version__ as _ARTS_VERSION
-from arts_metric.config import ScoringConfig, nested_setting_hint
 from arts_metric.data import BUILTIN_POOLS
-from arts_metric.directions import check_direction
 from arts_metric.evaluate_module.names import SOURCES
-from arts_metric.inputs import check_empty_policy, check_human_scores, check_text
-from arts_metric.scorer import Scorer, split_settings
-from arts_metric.scoring import score_texts
+from arts_metric.ratings.directions import check_direction
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig, nested_setting_hint
+from arts_metric.scoring.scorer import Scorer, split_settings
+from arts_metric.text.checks import check_empty_policy, check_human_scores, check_text
 
 _CITATION = """\
 @inproceedings{engelmann-etal-2024-arts,

@@ -4,7 +4,7 @@
 | --- | --- | --- |
 | ``learned`` | the embedded offline default (MiniLM embeddings + cheap features) | :mod:`arts_metric.judges.learned` |
 | ``history:PATH`` | answers from a recorded history (ARTS format) | :mod:`arts_metric.judges.history` |
-| ``multilingual:CODE`` | the offline judge of Arabic, French, Hindi or Russian (``ar``, ``fr``, ``hi``, ``ru``) | :mod:`arts_metric.languages.judge` |
+| ``multilingual:CODE`` | the offline judge of Arabic, French, Hindi or Russian (``ar``, ``fr``, ``hi``, ``ru``) | :mod:`arts_metric.judges.multilingual` |
 | ``openai:MODEL[@BASE_URL][?opt=v&...]`` | an LLM over any OpenAI-compatible endpoint (pairwise, listwise, pointwise, 1-5 ease, CEFR) | :mod:`arts_metric.judges.openai_judge` |
 
 New judges register a prefix in ``_FACTORIES``; the factory gets the part after
@@ -38,7 +38,7 @@ _FACTORIES: dict[str, str] = {
     "learned": "arts_metric.judges.learned:from_spec",
     "history": "arts_metric.judges.history:from_spec",
     "openai": "arts_metric.judges.openai_spec:from_spec",
-    "multilingual": "arts_metric.languages.judge:from_spec",
+    "multilingual": "arts_metric.judges.multilingual:from_spec",
 }
 
 

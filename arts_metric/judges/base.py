@@ -164,7 +164,7 @@ class Judge(ABC):
     @property
     def signature(self) -> str:
         """What names this judge in a score's ``arts_signature``
-        (:mod:`arts_metric.signature`): ``name`` here; judges whose decisions depend on
+        (:mod:`arts_metric.scoring.signature`): ``name`` here; judges whose decisions depend on
         more (a model version, weights, a prompt, sampling parameters) extend it."""
         return self.name
 

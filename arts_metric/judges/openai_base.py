@@ -94,7 +94,7 @@ class OpenAIJudgeBase:
     @property
     def signature(self) -> str:
         """The canonical name (model, endpoint without credentials, decision options), the
-        prompt's version and the sampling parameters: what :mod:`arts_metric.signature` names."""
+        prompt's version and the sampling parameters: what :mod:`arts_metric.scoring.signature` names."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         return f"{self.name}+prompt:{self.strategy.version}+{params}"
 

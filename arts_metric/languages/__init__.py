@@ -2,7 +2,7 @@
 
 ``language="fr"`` (and ``"ar"``, ``"hi"``, ``"ru"``) scores against a reference
 pool of README++ sentences in that language (:mod:`arts_metric.languages.pools`),
-with an offline judge trained for it (:mod:`arts_metric.languages.judge`) and the
+with an offline judge trained for it (:mod:`arts_metric.judges.multilingual`) and the
 published readability formulas of that language
 (:mod:`arts_metric.languages.formulas`). ``"en"``, the default, is the English
 metric, unchanged. :mod:`arts_metric.languages.scripts` warns when texts are not

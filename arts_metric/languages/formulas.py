@@ -20,8 +20,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from arts_metric.inputs import check_text_list
 from arts_metric.languages import LANGUAGES, check_language
+from arts_metric.text.checks import check_text_list
 
 #: Each language's formulas, in the order results list them.
 LANGUAGE_FORMULAS: dict[str, tuple[str, ...]] = {
@@ -35,7 +35,7 @@ HIGHER_IS_HARDER: dict[str, bool] = {"kandel_moles": False, "oborneva": False, "
 
 
 def _functions() -> dict[str, Callable[[str], float]]:
-    from arts_metric.readability import _textstat_backend
+    from arts_metric.text.formulas import _textstat_backend
 
     metrics = _textstat_backend()  # textstat with its offline dictionaries
     return {
@@ -74,9 +74,9 @@ def compute_language_formulas(texts: Iterable[str], formulas: Iterable[str], lan
 
 
 def formula_values(texts: Iterable[str], formulas: Iterable[str], language: str) -> dict[str, np.ndarray]:
-    """The formulas of any language, English included (:func:`arts_metric.readability.compute_formulas`)."""
+    """The formulas of any language, English included (:func:`arts_metric.text.formulas.compute_formulas`)."""
     if check_language(language) == "en":
-        from arts_metric.readability import compute_formulas
+        from arts_metric.text.formulas import compute_formulas
 
         return compute_formulas(texts, formulas)
     return compute_language_formulas(texts, formulas, language)
@@ -84,6 +84,6 @@ def formula_values(texts: Iterable[str], formulas: Iterable[str], language: str)
 
 def formula_higher_is_harder(name: str) -> bool:
     """Whether a larger value of formula ``name`` (of any language) means a harder text."""
-    from arts_metric.readability import HIGHER_IS_HARDER as ENGLISH
+    from arts_metric.text.formulas import HIGHER_IS_HARDER as ENGLISH
 
     return HIGHER_IS_HARDER[name] if name in HIGHER_IS_HARDER else ENGLISH[name]

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.languages import DEFAULT_LANGUAGE, check_language
 from arts_metric.llm.strategies import DEFAULT_MAX_TOKENS, EASE_STYLES, PAIRWISE, STRATEGIES
 from arts_metric.options import convert_options
+from arts_metric.text.cefr import CEFR_LEVELS
 
 #: Other spellings of option names.
 ALIASES: dict[str, str] = {"topic": "persona"}

@@ -20,7 +20,7 @@ import json
 import math
 import re
 
-from arts_metric.cefr import CEFR_LEVELS, cefr_number
+from arts_metric.text.cefr import CEFR_LEVELS, cefr_number
 
 
 class UnusableAnswer(ValueError):

@@ -20,7 +20,6 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from arts_metric.cefr import CEFR_LEVELS
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, check_language
 from arts_metric.llm.parsing import (
     UnusableAnswer,
@@ -31,6 +30,7 @@ from arts_metric.llm.parsing import (
     parse_unit_score,
 )
 from arts_metric.llm.prompts import load_template
+from arts_metric.text.cefr import CEFR_LEVELS
 
 PAIRWISE = ("pairwise", "pairwise_expert")
 POINTWISE = ("pointwise", "ease_1to5", "cefr")

@@ -59,12 +59,11 @@ Layout (this package re-exports the public names of its modules):
 - :mod:`~arts_metric.placement.interval`: :func:`system_interval`.
 
 The rating maths (Elo update, Bradley-Terry fit, priors, conversions between
-ratings and shares of the pool) lives in :mod:`arts_metric.elo`.
+ratings and shares of the pool) lives in :mod:`arts_metric.ratings.elo`.
 """
 
 from __future__ import annotations
 
-from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, mle_rating
 from arts_metric.placement.adaptive import place_adaptive
 from arts_metric.placement.api import METHODS, Placer, default_method, method_defaults, method_options, place, placer
 from arts_metric.placement.asker import pool_judge_scores, pool_judge_scores_status
@@ -80,6 +79,7 @@ from arts_metric.placement.result import (
     default_budget,
     rating_of_arts,
 )
+from arts_metric.ratings.bradley_terry import DEFAULT_PRIOR_SD, mle_rating
 
 __all__ = [
     "DEFAULT_LEVEL",

@@ -7,12 +7,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from arts_metric.elo import K_FACTOR, START_RATING, elo_sequences, run_elo
 from arts_metric.judges.base import Judge
 from arts_metric.placement.opponents import finish_fixed, play_fixed
 from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, check_level, interval_bounds
 from arts_metric.placement.streams import BOOTSTRAP, text_rng
 from arts_metric.pool import Pool
+from arts_metric.ratings.elo import K_FACTOR, START_RATING, elo_sequences, run_elo
 
 
 def place_elo(

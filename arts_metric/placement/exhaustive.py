@@ -9,8 +9,6 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import norm
 
-from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
-from arts_metric.elo import rating_of_pool_position
 from arts_metric.judges.base import Judge, PointwiseJudge
 from arts_metric.placement.asker import Asker, pool_judge_scores_status
 from arts_metric.placement.mle import place_mle
@@ -23,6 +21,8 @@ from arts_metric.placement.result import (
     interval_bounds,
 )
 from arts_metric.pool import Pool
+from arts_metric.ratings.bradley_terry import DEFAULT_PRIOR_SD
+from arts_metric.ratings.elo import rating_of_pool_position
 
 
 def _counts_above(p: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
@@ -72,7 +72,7 @@ def place_pointwise(
     share of pool ratings below a Bradley-Terry fit on the nominal Elo scale,
     this does not pile texts up at 0 or 1 when the judge is much surer than the
     pool's compressed ratings. The rating (``arts_elo``) is the pool's rating at
-    that position (:func:`arts_metric.elo.rating_of_pool_position`): the score
+    that position (:func:`arts_metric.ratings.elo.rating_of_pool_position`): the score
     read on the pool's own scale, which keeps texts apart, ordered, beyond the
     pool's hardest and easiest texts.
 

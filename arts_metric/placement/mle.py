@@ -1,5 +1,5 @@
 """The ``mle`` placement method: a fixed schedule of matches per newcomer and its
-Bradley-Terry MAP rating (:func:`arts_metric.bradley_terry.fit_mle`) with a Wald interval,
+Bradley-Terry MAP rating (:func:`arts_metric.ratings.bradley_terry.fit_mle`) with a Wald interval,
 on a slope calibrated on pool texts of known rating."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.stats import norm
 
-from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, fit_mle, profile_slope
 from arts_metric.judges.base import Judge
 from arts_metric.placement.opponents import calibration_texts, finish_fixed, play_fixed
 from arts_metric.placement.result import DEFAULT_LEVEL, QUANTILE_LEVELS, PlacementResult, check_level, interval_bounds
 from arts_metric.pool import Pool
+from arts_metric.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_mle, profile_slope
 
 
 def place_mle(
@@ -38,13 +38,13 @@ def place_mle(
     ``slope`` multiplies Elo's nominal ``ln 10 / 400`` (a pool rated by Elo
     from few matches per text has compressed ratings, so outcomes are steeper
     than the nominal scale says): ``"elo"`` = 1, a number, or ``"fit"``: one
-    multiplier for the judge, profiled (:func:`arts_metric.bradley_terry.profile_slope`)
+    multiplier for the judge, profiled (:func:`arts_metric.ratings.bradley_terry.profile_slope`)
     on the results of ``calibration`` pool texts
     (:func:`~arts_metric.placement.opponents.calibration_texts`) that play
     ``budget`` spread opponents each in the same judge call, exactly as
     newcomers do; ``calibration=0`` fits each
     newcomer's own slope from its own results instead
-    (:func:`arts_metric.bradley_terry.fit_mle`: no extra calls, but narrower, less
+    (:func:`arts_metric.ratings.bradley_terry.fit_mle`: no extra calls, but narrower, less
     honest intervals). A newcomer's opponents, sides and rating depend on
     ``seed`` and its own text only, never on the texts placed with it.
     """

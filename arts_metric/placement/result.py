@@ -13,10 +13,10 @@ from typing import Sequence
 
 import numpy as np
 
-from arts_metric.elo import rating_of_pool_position
-from arts_metric.inputs import check_text_list
 from arts_metric.placement.asker import Asker
 from arts_metric.pool import Pool
+from arts_metric.ratings.elo import rating_of_pool_position
+from arts_metric.text.checks import check_text_list
 
 DEFAULT_LEVEL = 0.95
 #: probability levels at which every result stores each text's ARTS-scale quantiles
@@ -70,7 +70,7 @@ class PlacementResult:
 def rating_of_arts(pool: Pool, arts: np.ndarray | Sequence[float]) -> np.ndarray:
     """The rating at ARTS position ``arts`` on the pool's own Elo scale: the pool's
     rating quantile, continued a few points beyond its easiest and hardest text
-    (:func:`arts_metric.elo.rating_of_pool_position`). Strictly increasing; NaN stays NaN."""
+    (:func:`arts_metric.ratings.elo.rating_of_pool_position`). Strictly increasing; NaN stays NaN."""
     return rating_of_pool_position(pool.ratings, arts)
 
 
@@ -94,7 +94,7 @@ def check_budget(budget: int | None, pool: Pool) -> int:
 
 
 def check_newcomers(texts: Sequence[str]) -> list[str]:
-    """The texts to place: non-blank strings (:func:`arts_metric.inputs.check_text_list`)."""
+    """The texts to place: non-blank strings (:func:`arts_metric.text.checks.check_text_list`)."""
     return check_text_list(texts, "texts")
 
 

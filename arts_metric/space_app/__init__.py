@@ -1,7 +1,7 @@
 """The ARTS Space: a Gradio app in four tabs, each a view of the package's public functions
 (``app.py`` beside the package runs it).
 
-- **Score texts**: :func:`arts_metric.scoring.score_texts` (what ``evaluate.load("arts").compute``
+- **Score texts**: :func:`arts_metric.scoring.api.score_texts` (what ``evaluate.load("arts").compute``
   runs) on pasted texts, drawn beside the reference pool's ratings
   (:func:`arts_metric.pool.load_pool`) at the ``arts_elo`` the table shows, with the
   readability formulas beside; the table downloads as CSV. Below it, each text of several

@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
 from arts_metric.space_app.calls import call_package
 from arts_metric.space_app.figures import pairs_figure, pool_figure
 from arts_metric.space_app.inputs import check_count, numbered_lines, paired_lines, read_text_file
@@ -32,7 +32,7 @@ from arts_metric.space_app.settings import (
 from arts_metric.systems import compare_systems
 from arts_metric.systems.meaning import MEANING_NOTE
 from arts_metric.systems.ranks import ALPHA, SIMPLICITY_NOTE
-from arts_metric.wordless import RULE, leaderboard_note
+from arts_metric.text.wordless import RULE, leaderboard_note
 
 #: Above the pairwise tests, once there are some.
 PAIRWISE_HEADING = (

@@ -10,16 +10,16 @@ import gradio as gr
 import pandas as pd
 
 from arts_metric.space_app.settings import MAX_TEXTS, bad_input
-from arts_metric.textio import BlankLineError, decode_text, read_texts, text_lines
+from arts_metric.text.reading import BlankLineError, decode_text, read_texts, text_lines
 
-#: Why a blank line between texts is refused, here as in ``arts score`` (:func:`arts_metric.textio.text_lines`).
+#: Why a blank line between texts is refused, here as in ``arts score`` (:func:`arts_metric.text.reading.text_lines`).
 BLANK_LINE = "one text per line, no blank line between texts (blank lines at the end are fine)"
 
 
 def numbered_lines(text: str | None) -> list[tuple[int, str]]:
     """``(line number, text)`` for every line of a box of one text per line (numbers from 1);
     blank lines at the end are ignored and a blank line before a text is an error naming it,
-    the rule of ``arts score`` (:func:`~arts_metric.textio.text_lines`)."""
+    the rule of ``arts score`` (:func:`~arts_metric.text.reading.text_lines`)."""
     try:
         lines = text_lines((text or "").splitlines())
     except BlankLineError as exc:

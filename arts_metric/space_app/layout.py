@@ -10,7 +10,6 @@ import gradio as gr
 
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES
 from arts_metric.languages.formulas import LANGUAGE_FORMULAS, formula_higher_is_harder
-from arts_metric.readability import FORMULAS, HIGHER_IS_HARDER
 from arts_metric.space_app.about import DEFAULT_FILES, LONG_TEXTS, SpaceFiles, about_markdown, documents_summary
 from arts_metric.space_app.actions import PAIRS_COLUMNS, compare, compare_pairs, score
 from arts_metric.space_app.inputs import read_pairs_file
@@ -27,6 +26,7 @@ from arts_metric.space_app.settings import (
 )
 from arts_metric.systems import VIEWS
 from arts_metric.systems.meaning import SIMPLICITY_ONLY
+from arts_metric.text.formulas import FORMULAS, HIGHER_IS_HARDER
 
 #: The page's style, from a phone (390 px) to a desktop: one text per line in the boxes (they scroll
 #: sideways instead of wrapping, so line n is row n on both sides); tables that scroll sideways

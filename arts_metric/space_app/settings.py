@@ -8,12 +8,12 @@ import os
 
 import gradio as gr
 
-from arts_metric.config import ScoringConfig
 from arts_metric.data import BUILTIN_POOLS
 from arts_metric.judges import Judge, get_judge
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, judge_spec, pool_name
 from arts_metric.languages.formulas import LANGUAGE_FORMULAS
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 
 DEFAULT_POOL = ScoringConfig.default("pool")
 POOLS = [DEFAULT_POOL, *(p for p in reversed(BUILTIN_POOLS) if p != DEFAULT_POOL)]  # the default first
@@ -37,7 +37,7 @@ MAX_TEXTS = int(os.environ.get("ARTS_SPACE_MAX_TEXTS", "2000"))
 MAX_LABELS = 30
 #: Up to this many texts of several sentences the Score tab shows sentence by sentence.
 MAX_BREAKDOWN = 200
-TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what arts_metric.textio reads
+TEXT_FILES = [".txt", ".csv", ".tsv", ".jsonl", ".json", ".parquet"]  # what arts_metric.text.reading reads
 
 EASIER, HARDER, SAME = "easier", "harder", "no change"
 #: The label of the menu that sets the texts' language (messages name it where the package says ``language=``).

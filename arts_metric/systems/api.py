@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arts_metric.bradley_terry import DEFAULT_PRIOR_SD
-from arts_metric.config import ScoringConfig
-from arts_metric.directions import check_direction
-from arts_metric.elo import START_RATING
 from arts_metric.judges import Judge
-from arts_metric.scorer import split_settings
+from arts_metric.ratings.bradley_terry import DEFAULT_PRIOR_SD
+from arts_metric.ratings.directions import check_direction
+from arts_metric.ratings.elo import START_RATING
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import split_settings
 from arts_metric.systems import head_to_head, pool_view
 from arts_metric.systems.head_to_head import Matches
 from arts_metric.systems.human import correlation_rows
@@ -33,7 +33,7 @@ from arts_metric.systems.resampling import (
     resampled_means,
 )
 from arts_metric.systems.result import SystemComparison
-from arts_metric.wordless import wordless_indices
+from arts_metric.text.wordless import wordless_indices
 
 VIEWS = ("pool", "head_to_head")
 PAIRWISE_COLUMNS = (
@@ -124,7 +124,7 @@ def compare_systems(
         ``meaning_flagged`` to ``per_output``. Computed offline by the bundled MiniLM encoder, whatever the
         judge; ``False`` leaves it out.
     config : the scoring settings to start from (default: every default).
-    **settings : other fields of :class:`~arts_metric.config.ScoringConfig`
+    **settings : other fields of :class:`~arts_metric.scoring.config.ScoringConfig`
         (``placement=``, ``long_texts=``, ``judge_options=``, ...), applied over ``config``.
 
     Returns

@@ -11,7 +11,7 @@ match, judged by the comparison's judge:
   ``max_cost`` options).
 
 Identical outputs draw (0.5) without asking the judge. An output without a
-word (:mod:`arts_metric.wordless`: punctuation, digits or symbols only, or a
+word (:mod:`arts_metric.text.wordless`: punctuation, digits or symbols only, or a
 letter alone) is judged harder than any output with words and draws with
 another output without a word, also without asking the judge: it sits at the
 hardest end, as in the pool view. Each distinct pair of
@@ -19,7 +19,7 @@ texts is asked once, and which system's output comes first alternates over
 the inputs, so a judge's position bias favours no system. A match without a
 usable answer (invalid, or unanswered: failed or over budget) is left out and
 counted, never replaced by a coin flip. Ratings are Bradley-Terry on the Elo
-scale (:func:`arts_metric.bradley_terry.fit_bradley_terry`, mean 1200, higher = harder).
+scale (:func:`arts_metric.ratings.bradley_terry.fit_bradley_terry`, mean 1200, higher = harder).
 Outputs play whole: unlike the pool view, which cuts long texts into sentence
 units, a text longer than the judge reads is cut by the judge (with its warning).
 """
@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.bradley_terry import DEFAULT_PRIOR_SD, fit_bradley_terry
-from arts_metric.elo import START_RATING
 from arts_metric.judges.base import Judge, is_unanswered
+from arts_metric.ratings.bradley_terry import DEFAULT_PRIOR_SD, fit_bradley_terry
+from arts_metric.ratings.elo import START_RATING
 from arts_metric.systems.inputs import Entries
-from arts_metric.wordless import has_word
+from arts_metric.text.wordless import has_word
 
 
 @dataclass

@@ -3,7 +3,7 @@ system level (one value per system: Spearman and Kendall over systems, the
 meta-evaluation of LENS and SLE) and the segment level (one value per output,
 pooled over systems).
 
-Signs follow :func:`arts_metric.stats.correlations`: positive = the measure
+Signs follow :func:`arts_metric.ratings.stats.correlations`: positive = the measure
 agrees with the humans, whatever each side's direction.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.directions import check_direction
-from arts_metric.stats import correlations
+from arts_metric.ratings.directions import check_direction
+from arts_metric.ratings.stats import correlations
 
 _KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.inputs import check_texts
+from arts_metric.text.checks import check_texts
 
 
 @dataclass(frozen=True)

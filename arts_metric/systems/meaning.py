@@ -101,8 +101,8 @@ def _content_states(texts: Sequence[str], device: str) -> list[np.ndarray]:
     in reading order, ``(n, 384)``. Each distinct sentence is encoded once, alone."""
     from arts_metric.device import cpu_threads
     from arts_metric.judges.learned.encoder import EMBED_DIM, token_states
-    from arts_metric.segment import split_sentences
-    from arts_metric.wordless import has_word
+    from arts_metric.text.sentences import split_sentences
+    from arts_metric.text.wordless import has_word
 
     split = [split_sentences(t) if has_word(t) else [] for t in texts]  # a text without a word says nothing
     unique = list(dict.fromkeys(s for sentences in split for s in sentences))
@@ -185,7 +185,7 @@ def meaning_checks(outputs: Sequence[str], sources: Sequence[str], device: str =
 
     Each value is a function of the output and its source alone. A source without a
     content word gets ``NaN`` recall and is not flagged; an output without a word
-    (:func:`arts_metric.wordless.has_word`) keeps nothing (recall 0).
+    (:func:`arts_metric.text.wordless.has_word`) keeps nothing (recall 0).
 
     Raises
     ------

@@ -2,8 +2,8 @@
 exactly as ``compute()`` places it, as per-output measures by system.
 
 All outputs (and the sources, for ``arts_delta``) go through one
-:func:`arts_metric.scoring.score_texts` call with the comparison's
-:class:`~arts_metric.config.ScoringConfig`, so a system's per-output ``arts``
+:func:`arts_metric.scoring.api.score_texts` call with the comparison's
+:class:`~arts_metric.scoring.config.ScoringConfig`, so a system's per-output ``arts``
 are the numbers ``compute(predictions=that_system's_outputs)`` returns
 (identical texts are placed once).
 """
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.config import ScoringConfig
 from arts_metric.judges import Judge
 from arts_metric.pool import Pool
-from arts_metric.readability import HIGHER_IS_HARDER
-from arts_metric.scoring import score_texts
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.config import ScoringConfig
 from arts_metric.systems.inputs import Entries
+from arts_metric.text.formulas import HIGHER_IS_HARDER
 
 _ITEM = re.compile(r"\b(predictions|sources|texts)\[(\d+)\]")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from arts_metric.elo import START_RATING
+from arts_metric.ratings.elo import START_RATING
 
 #: Significance level at which two systems get different ranks.
 ALPHA = 0.05

@@ -14,7 +14,7 @@ from arts_metric.builder.access import COORDINATOR, SIGNUP, AccessList, Grant
 from arts_metric.builder.rankrate import RankRate
 from arts_metric.builder.specs import HUMAN_PREFIX, RaterConfig, login_key, rater_id
 from arts_metric.builder.store import DecisionStore, open_store
-from arts_metric.cefr import CEFR_LEVELS
+from arts_metric.text.cefr import CEFR_LEVELS
 from arts_metric.web import guard
 from arts_metric.web.guard import Refused
 from arts_metric.web.guideline import INSTRUCTION, load_guideline

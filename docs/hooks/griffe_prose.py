@@ -5,7 +5,7 @@ The package's numpydoc docstrings often describe a parameter on its own line
 (``predictions : the texts to score (e.g. system outputs).``); numpydoc would take that
 prose for the type, and the reference would show the description in the type column.
 The types shown come from the signatures' annotations instead. Sphinx roles
-(``:class:`~arts_metric.config.ScoringConfig` ``) become code (``ScoringConfig``).
+(``:class:`~arts_metric.scoring.config.ScoringConfig` ``) become code (``ScoringConfig``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Griffe extension for the API reference: a settings dataclass lists its fields.
 
-:class:`arts_metric.config.ScoringConfig` declares each setting once, with
+:class:`arts_metric.scoring.config.ScoringConfig` declares each setting once, with
 ``_setting(default, constraint, type, help)``: the default, the type shown to users
 and the meaning live in the field's metadata, not in the class docstring. For a class
 whose fields are declared that way, this extension appends a numpydoc ``Parameters``

@@ -6,7 +6,7 @@ written by ``scripts/train_learned_judge.py``:
 - ``learned-3`` (``judge="learned:v3"``, the default, folder ``learned_judge_v3/``):
   the mean-pooled hidden states of one intermediate MiniLM layer (listed in its
   ``model.json``; only the layers up to it are run) plus the cheap surface features
-  of :mod:`arts_metric.features`, fitted to the GPT-4 ratings of ARTS300/ARTS3000
+  of :mod:`arts_metric.text.features`, fitted to the GPT-4 ratings of ARTS300/ARTS3000
   **and** to human CEFR levels of README++ English sentences from 112 domains
   (textbooks, legal, medical, science, dialogue, ...), so that it reads a
   sentence's words and ideas rather than its length;

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from arts_metric.features import FEATURE_NAMES, text_features, word_zipf, words
+from arts_metric.text.features import FEATURE_NAMES, text_features, word_zipf, words
 
 
 def _words(text: str) -> Counter:

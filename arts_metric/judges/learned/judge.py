@@ -12,13 +12,13 @@ import numpy as np
 from scipy.special import expit
 
 from arts_metric.device import cpu_threads, resolve_device
-from arts_metric.features import text_features
-from arts_metric.inputs import check_text_list
 from arts_metric.judges.base import Decision, PointwiseJudge
 from arts_metric.judges.learned.close_pair import close_pair_inputs, word_overlap
 from arts_metric.judges.learned.encoder import MAX_WORD_PIECES, layer_means, load_encoder, sentence_embeddings
 from arts_metric.judges.learned.int8 import check_precision
 from arts_metric.judges.learned.model import VERSIONS, default_weights_dir, load_model
+from arts_metric.text.checks import check_text_list
+from arts_metric.text.features import text_features
 
 #: MiniLM reads at most 256 word pieces (254 plus [CLS]/[SEP]); English runs at
 #: about 4.4 characters per word piece (median over the ARTS pools), so 1000
@@ -93,7 +93,7 @@ class LearnedJudge(PointwiseJudge):
     def signature(self) -> str:
         """The model version (``learned-3``); for weights outside the package, also the first
         12 hex digits of their sha256; on a device other than the CPU, the device (its
-        kernels round differently); in int8, ``+int8``. What :mod:`arts_metric.signature` names."""
+        kernels round differently); in int8, ``+int8``. What :mod:`arts_metric.scoring.signature` names."""
         shipped = {str(default_weights_dir(v).resolve()) for v in VERSIONS}
         own = self.model.folder and str(Path(self.model.folder).resolve()) not in shipped
         out = f"{self.model.version}#{self.model.meta['weights_sha256'][:12]}" if own else self.model.version

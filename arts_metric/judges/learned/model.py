@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arts_metric.features import FEATURE_NAMES
 from arts_metric.judges.learned.close_pair import CLOSE_FEATURE_NAMES
+from arts_metric.text.features import FEATURE_NAMES
 
 #: Version folders under ``arts_metric/resources`` (``judge="learned:v1"`` / ``"learned:v2"``).
 VERSIONS: dict[str, str] = {"v1": "learned_judge", "v2": "learned_judge_v2", "v3": "learned_judge_v3"}

@@ -5,13 +5,13 @@ whole. How a text to score becomes judge units depends on ``long_texts``:
 
 - ``sentence_units`` (the default, ``long_texts="mean"``): every text is cut
   into its sentences, whatever its length, one unit per sentence, never merged.
-  :mod:`arts_metric.units` rates the text as the mean of its sentences' ratings
+  :mod:`arts_metric.scoring.units` rates the text as the mean of its sentences' ratings
   weighted by their words, so a text and the same text written twice score
   alike and no length threshold makes a score jump.
 - ``team_units`` (``long_texts="team"``, the default of release 0.2): a text
   up to ``split_above`` characters (400, the longest pool texts) is judged
   whole, a longer one is cut into its sentences, combined by the Bradley-Terry
-  team rule (:func:`arts_metric.elo.team_rating`).
+  team rule (:func:`arts_metric.ratings.elo.team_rating`).
 - ``chunk_text`` (``long_texts="chunks"``, the scoring of releases up to 0.1):
   consecutive sentences packed into units of at most ``chunk_chars`` (150)
   characters, scored as the length-weighted mean of the units' scores.

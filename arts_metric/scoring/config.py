@@ -15,7 +15,7 @@ the pool as a name, a file or rows. A judge or pool built beforehand (a
 :class:`~arts_metric.judges.Judge`, a :class:`~arts_metric.pool.Pool`) is given
 to the scoring functions (``compute(judge=...)``, ``score_texts``,
 ``score_dataset``, ``compare_systems``), which hand it to the
-:class:`~arts_metric.scorer.Scorer` as it is.
+:class:`~arts_metric.scoring.scorer.Scorer` as it is.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from arts_metric.judges import Judge, JudgeContext, get_judge
 from arts_metric.languages import DEFAULT_LANGUAGE, LANGUAGES, judge_spec, pool_name
 from arts_metric.placement import METHODS, method_options
 from arts_metric.pool import DEFAULT_POOL, Pool, load_pool
-from arts_metric.readability import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
-from arts_metric.segment import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
+from arts_metric.text.formulas import DEFAULT_FORMULAS, FORMULAS, normalize_formula_name
+from arts_metric.text.sentences import DEFAULT_CHUNK_CHARS, DEFAULT_SPLIT_ABOVE
 
 if TYPE_CHECKING:
     import datasets

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from arts_metric.elo import rating_of_pool_position
+from arts_metric.ratings.elo import rating_of_pool_position
 
 #: ``arts`` of a text without a word: the hardest end of the scale.
 WORDLESS_ARTS = 1.0
@@ -66,6 +66,6 @@ def wordless_indices(texts: Sequence[str]) -> list[int]:
 def top_rating(pool_ratings: np.ndarray | Sequence[float]) -> float:
     """The ``arts_elo`` of a text without a word: the top of the pool's Elo scale, the
     highest rating ARTS gives (the rating at position 1 - 1e-9 on the pool's scale,
-    :func:`arts_metric.elo.rating_of_pool_position`; about 1326 for ARTS3000, whose
+    :func:`arts_metric.ratings.elo.rating_of_pool_position`; about 1326 for ARTS3000, whose
     hardest text is rated 1262). Elo points, higher = harder."""
     return float(rating_of_pool_position(np.asarray(pool_ratings, dtype=float), WORDLESS_ARTS))

@@ -40,7 +40,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from arts_metric.inputs import check_text_list
+from arts_metric.text.checks import check_text_list
 
 #: Every formula by canonical name (in the order results list them) with the other
 #: spellings accepted for it, already normalised (lower case; runs of spaces,
@@ -140,7 +140,7 @@ def _textstat_backend():
         from textstat.backend.utils import _get_cmudict
     except ImportError as exc:
         raise ImportError(
-            "arts_metric.readability needs textstat>=0.7.6,<0.8 (the version with "
+            "arts_metric.text.formulas needs textstat>=0.7.6,<0.8 (the version with "
             f"textstat.backend); import failed: {exc}"
         ) from exc
     original = _get_cmudict.get_cmudict

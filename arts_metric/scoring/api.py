@@ -1,20 +1,20 @@
 """Scoring texts: the one function behind ``evaluate.load("arts").compute``, the
-CLI and the app. Its settings are a :class:`arts_metric.config.ScoringConfig`.
+CLI and the app. Its settings are a :class:`arts_metric.scoring.config.ScoringConfig`.
 
 Conventions: ``arts`` is in [0, 1] and **higher = harder** (the share of the
 reference pool's texts rated easier than the text); ``arts_elo`` is the same
 position read on the pool's own Elo scale (the rating a pool text at that
-position has, :func:`arts_metric.elo.rating_of_pool_position`; a text beyond
+position has, :func:`arts_metric.ratings.elo.rating_of_pool_position`; a text beyond
 every pool text lies a little beyond the pool's range, still ordered). ``arts_delta`` is
 ``source_arts - arts``: **positive = the output is easier than its source**.
 
 Order of work, so that a bad input never costs a request: the inputs
-(:mod:`arts_metric.inputs`) and settings are checked, the judge is built (no
+(:mod:`arts_metric.text.checks`) and settings are checked, the judge is built (no
 request), the placement options are tried in a dry run against a simulated
 judge, and only then is the pool loaded (an unrated pool of one's own is rated
 by the judge: the first requests) and are the texts placed.
 
-A text without a word (:mod:`arts_metric.wordless`: punctuation, digits or
+A text without a word (:mod:`arts_metric.text.wordless`: punctuation, digits or
 symbols only, a letter alone, or an empty text under ``empty="score"``) is
 never sent to the judge: it gets ``arts`` 1.0, the hardest end of the scale,
 and is named in a warning and counted (``n_wordless``, ``n_empty``).
@@ -34,10 +34,17 @@ from typing import Any
 
 import numpy as np
 
-from arts_metric.config import ScoringConfig
-from arts_metric.directions import Direction
-from arts_metric.elo import expected_score, rating_of_expected_score
-from arts_metric.inputs import (
+from arts_metric.judges import Judge
+from arts_metric.languages.formulas import formula_higher_is_harder
+from arts_metric.languages.formulas import formula_values as compute_formulas
+from arts_metric.languages.scripts import mismatched_texts, script_warning
+from arts_metric.llm.report import request_summary, stats_since
+from arts_metric.ratings.directions import Direction
+from arts_metric.ratings.elo import expected_score, rating_of_expected_score
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer, split_settings
+from arts_metric.scoring.units import place_texts
+from arts_metric.text.checks import (
     EmptyPolicy,
     blank_indices,
     check_empty_policy,
@@ -46,16 +53,9 @@ from arts_metric.inputs import (
     check_same_length,
     check_texts,
 )
-from arts_metric.judges import Judge
-from arts_metric.languages.formulas import formula_higher_is_harder
-from arts_metric.languages.formulas import formula_values as compute_formulas
-from arts_metric.languages.scripts import mismatched_texts, script_warning
-from arts_metric.llm.report import request_summary, stats_since
-from arts_metric.readability import LONG_SENTENCE_WORDS, looks_english, words_per_sentence
-from arts_metric.scorer import Scorer, split_settings
-from arts_metric.units import place_texts
+from arts_metric.text.formulas import LONG_SENTENCE_WORDS, looks_english, words_per_sentence
+from arts_metric.text.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 from arts_metric.userwarnings import warn as warn_user
-from arts_metric.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 
 _CORRELATION_KEYS = ("pearson", "pearson_p", "spearman", "spearman_p", "kendall", "kendall_p")
 #: At most this many indices are named in a warning.
@@ -105,7 +105,7 @@ def _p_output_easier(
     for near-paraphrases whose absolute scores differ by noise. A pair where either
     text was cut into sentences (``split``; ``long_texts="mean"`` or ``"team"``) is judged
     from the two texts' ``arts`` read as Elo ratings against the pool
-    (:func:`arts_metric.elo.rating_of_expected_score`), ``E(source, output)`` of eq. 1
+    (:func:`arts_metric.ratings.elo.rating_of_expected_score`), ``E(source, output)`` of eq. 1
     (``source_elo`` and ``output_elo`` are those ratings): the close-pair head reads at most one
     window of text, and on paragraphs the sentence ratings order pairs better
     (``benchmarks/levels.py``). An empty list when there is no pair to judge."""
@@ -150,7 +150,7 @@ def _sentence_rows(placed: Any, k: int) -> list[dict[str, Any]]:
 def _correlation(values: np.ndarray, human: np.ndarray, harder: bool, human_higher_is: str) -> dict[str, Any]:
     """Correlations over the texts where ``values`` are defined; None where undefined
     (fewer than 3 such texts, or constant values). ``n``: texts used."""
-    from arts_metric.stats import correlations
+    from arts_metric.ratings.stats import correlations
 
     ok = np.isfinite(values)
     n_ok = int(ok.sum())
@@ -246,7 +246,7 @@ def score_texts(
         in reading order; the text's ``arts_elo`` is the mean of their
         ``arts_elo`` weighted by ``words``. Needs ``long_texts="mean"`` (the default).
     config : the scoring settings to start from (default: every default).
-    **settings : the fields of :class:`~arts_metric.config.ScoringConfig`
+    **settings : the fields of :class:`~arts_metric.scoring.config.ScoringConfig`
         (``pool=``, ``judge=``, ``formulas=``, ``placement=``, ...) applied over
         ``config``. ``judge=`` may also be a built
         :class:`~arts_metric.judges.Judge` and ``pool=`` a built
@@ -254,10 +254,10 @@ def score_texts(
 
     Notes
     -----
-    A text without a word (:func:`arts_metric.wordless.has_word`: fewer than two
+    A text without a word (:func:`arts_metric.text.wordless.has_word`: fewer than two
     letters in a row, e.g. ``"!"``, ``"42"``, ``"A"``) is not sent to the judge: it
     gets ``arts`` 1.0 (the hardest end: it tells the reader nothing), ``arts_elo``
-    at the top of the pool's scale (:func:`arts_metric.wordless.top_rating`) and no
+    at the top of the pool's scale (:func:`arts_metric.text.wordless.top_rating`) and no
     sentences, is named in a warning and counted in ``n_wordless`` (the
     predictions that are not empty but have no word).
 

@@ -3,7 +3,7 @@
 Texts (predictions, sources), references and human scores are checked here,
 each error a ``ValueError`` that names the offending item by its index
 (``predictions[3]``, ``references[2][0]``, ``human_scores[5]``). Nothing here
-calls a judge; :func:`arts_metric.scoring.score_texts` runs every check before
+calls a judge; :func:`arts_metric.scoring.api.score_texts` runs every check before
 it builds the judge, so a bad input never costs a request.
 
 What counts as a text: a ``str`` that encodes as UTF-8 (a lone surrogate such
@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from arts_metric.directions import check_direction
+from arts_metric.ratings.directions import check_direction
 
 #: What to do with empty or whitespace-only texts: ``"error"`` (a ValueError naming
-#: the index) or ``"score"`` (scored as a text without a word, :mod:`arts_metric.wordless`:
+#: the index) or ``"score"`` (scored as a text without a word, :mod:`arts_metric.text.wordless`:
 #: ``arts`` 1.0, the hardest end, with no judge request; formulas None; counted as ``n_empty``).
 EMPTY_POLICIES = ("error", "score")
 EmptyPolicy = Literal["error", "score"]

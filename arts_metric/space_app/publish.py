@@ -39,7 +39,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
 def source_root() -> Path:
     """The repository checkout holding ``metric_card.md`` and ``app.py`` (beside the package)."""
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]
 
 
 def _front_matter(text: str) -> dict:

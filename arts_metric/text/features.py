@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from arts_metric.inputs import check_text_list
+from arts_metric.text.checks import check_text_list
 
 #: Column order of :func:`text_features`.
 FEATURE_NAMES: tuple[str, ...] = (

@@ -1,5 +1,5 @@
 """Bradley-Terry fits on the Elo scale: the win probability of eq. 1
-(:func:`arts_metric.elo.expected_score`) read as a likelihood.
+(:func:`arts_metric.ratings.elo.expected_score`) read as a likelihood.
 
 :func:`mle_rating` gives the MAP rating of newcomers against opponents of known
 rating under a Gaussian prior, :func:`fit_mle` also profiles a common slope
@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from arts_metric.elo import SCALE, START_RATING, expected_score
+from arts_metric.ratings.elo import SCALE, START_RATING, expected_score
 
 #: default sd of the Gaussian prior on a Bradley-Terry rating, in Elo points;
 #: weak next to a handful of matches

@@ -15,7 +15,7 @@ from typing import Callable, Literal, NamedTuple, Sequence
 import numpy as np
 from scipy import stats as sps
 
-from arts_metric.directions import Direction, sign
+from arts_metric.ratings.directions import Direction, sign
 
 _STATS = ("pearson", "spearman", "kendall")
 # scipy >= 1.15 names the generator `rng` (and deprecates `random_state`).

@@ -1,14 +1,14 @@
 """Whole texts in a frozen pool: each text is cut into judge units, the units are
 placed, and every text gets a rating combined from its units'.
 
-Texts are cut into units by :mod:`arts_metric.segment`; a unit longer than the
+Texts are cut into units by :mod:`arts_metric.text.sentences`; a unit longer than the
 judge reads is cut with a warning. Identical units are placed once. How a
 text's values come from its units' depends on ``long_texts``:
 
 - ``"mean"`` (default): one unit per sentence, at any length; the text's
   ``arts_elo`` is the mean of its sentences' ``arts_elo`` weighted by their
   words (:func:`mean_rating`), and its ``arts`` that rating's position in the
-  pool (:func:`arts_metric.elo.pool_position`), both on the pool's one scale. A
+  pool (:func:`arts_metric.ratings.elo.pool_position`), both on the pool's one scale. A
   text's score is how hard its language is per word read, not how much there
   is to read: a text written twice scores as the text, two texts joined score
   between them. A text of one sentence keeps that sentence's values. Its
@@ -16,12 +16,12 @@ text's values come from its units' depends on ``long_texts``:
 - ``"team"`` (the default of release 0.2): a text longer than ``split_above``
   characters is cut into one unit per sentence; its sentences' ``arts`` are
   read as Elo expected scores against the pool
-  (:func:`arts_metric.elo.rating_of_expected_score`), combined by the
-  Bradley-Terry team rule (:func:`arts_metric.elo.team_rating`: its strength is
+  (:func:`arts_metric.ratings.elo.rating_of_expected_score`), combined by the
+  Bradley-Terry team rule (:func:`arts_metric.ratings.elo.team_rating`: its strength is
   the sum of theirs), and the text's ``arts`` is the share of the pool that
-  team rating is expected to beat (:func:`arts_metric.elo.mean_expected_score`);
+  team rating is expected to beat (:func:`arts_metric.ratings.elo.mean_expected_score`);
   its ``arts_elo`` is that ``arts`` on the pool's scale
-  (:func:`arts_metric.elo.rating_of_pool_position`). A text of one unit keeps
+  (:func:`arts_metric.ratings.elo.rating_of_pool_position`). A text of one unit keeps
   that unit's values.
   Its interval applies the same rule to the units' bounds.
 - ``"chunks"``: units of packed sentences; the text's values are the means of
@@ -45,20 +45,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from arts_metric import placement as placement_mod
-from arts_metric.config import ScoringConfig
-from arts_metric.elo import (
+from arts_metric.judges import PointwiseJudge
+from arts_metric.placement.result import empty_result
+from arts_metric.pool import Pool
+from arts_metric.ratings.elo import (
     mean_expected_score,
     pool_position,
     rating_of_expected_score,
     rating_of_pool_position,
     team_rating,
 )
-from arts_metric.features import words
-from arts_metric.judges import PointwiseJudge
-from arts_metric.placement.result import empty_result
-from arts_metric.pool import Pool
-from arts_metric.scorer import Scorer
-from arts_metric.segment import chunk_text, sentence_units, team_units
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer
+from arts_metric.text.features import words
+from arts_metric.text.sentences import chunk_text, sentence_units, team_units
 from arts_metric.userwarnings import warn as warn_user
 
 
@@ -145,7 +145,7 @@ def mean_rating(ratings: np.ndarray | Sequence[float], weights: np.ndarray | Seq
 def _mean_arts(pool: Pool, unit_arts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """ARTS values of a text from its units' ARTS values ``(units, k)`` column by column
     (bounds or quantiles at one level): each column read on the pool's scale
-    (:func:`arts_metric.elo.rating_of_pool_position`), averaged by :func:`mean_rating`,
+    (:func:`arts_metric.ratings.elo.rating_of_pool_position`), averaged by :func:`mean_rating`,
     then placed back as a position in the pool. ``(k,)``."""
     columns, back = np.unique(unit_arts, axis=1, return_inverse=True)
     unit_ratings = rating_of_pool_position(pool.ratings, columns)
@@ -156,7 +156,7 @@ def _mean_arts(pool: Pool, unit_arts: np.ndarray, weights: np.ndarray) -> np.nda
 def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
     """ARTS values of a text from its units' ARTS values ``(units, k)`` taken column by
     column (bounds or quantiles at one level): each column's ratings on the Elo
-    expected-score scale (:func:`arts_metric.elo.rating_of_expected_score`, where
+    expected-score scale (:func:`arts_metric.ratings.elo.rating_of_expected_score`, where
     the team rule's strengths add) combined by the team rule, then placed back on
     the pool's ARTS scale. ``(k,)``. Equal columns (all of them for a placement that
     sampled nothing) are computed once."""

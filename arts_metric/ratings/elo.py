@@ -13,7 +13,7 @@ points is a factor 10 in the odds).
   decision moves both texts by ``k`` (16) times the surprise (eq. 1, 2).
   Matches are applied strictly in the given order: Elo is order dependent.
 - **Bradley-Terry** fits of the same win probability (eq. 1) read as a
-  likelihood live in :mod:`arts_metric.bradley_terry`. :func:`team_rating` is
+  likelihood live in :mod:`arts_metric.ratings.bradley_terry`. :func:`team_rating` is
   the Bradley-Terry team rule: a text's strength is the sum of its parts'.
 - **Conversions**: :func:`rank_scale` (ratings to ARTS scores within one set),
   :func:`rating_of_position` and :func:`rating_of_expected_score` (a share of a

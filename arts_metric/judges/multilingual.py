@@ -1,11 +1,11 @@
 """The offline judge of a language other than English (spec ``multilingual:fr``, ...).
 
 French, Hindi and Russian (version 1): a linear model over
-:mod:`arts_metric.languages.features` (hashed character n-grams, length and word
+:mod:`arts_metric.judges.multilingual_features` (hashed character n-grams, length and word
 length, and for French and Russian the bundled Universal Sentence Encoder
 Multilingual), fitted as a pairwise logistic model on pairs of README++ training
 sentences of different CEFR levels. Arabic (version 2): the same linear features plus
-:func:`~arts_metric.languages.features.arabic_shape_features`, and an RBF kernel on
+:func:`~arts_metric.judges.multilingual_features.arabic_shape_features`, and an RBF kernel on
 the sentence embedding and the standardised shape features, fitted by kernel ridge
 regression on the CEFR levels of the training sentences and scaled so that score
 differences are calibrated log-odds on held-out pairs. Both are put on their pool's
@@ -27,15 +27,15 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from scipy.special import expit
 
-from arts_metric.inputs import check_text_list
 from arts_metric.judges.base import PointwiseJudge
-from arts_metric.languages import OTHER_LANGUAGES, check_language, language_name
-from arts_metric.languages.features import (
+from arts_metric.judges.multilingual_features import (
     arabic_shape_features,
     encoder_features,
     ngram_features,
     shape_features,
 )
+from arts_metric.languages import OTHER_LANGUAGES, check_language, language_name
+from arts_metric.text.checks import check_text_list
 
 WEIGHTS_FOLDER = "language_judges"
 

@@ -13,7 +13,7 @@ bar from ``datasets``) and returns the dataset with four new columns:
   calibration and a pointwise judge's scoring of the pool are shared, so
   they are in no row).
 
-A text without a word (:mod:`arts_metric.wordless`: punctuation, digits or
+A text without a word (:mod:`arts_metric.text.wordless`: punctuation, digits or
 symbols only, or a letter alone) is not sent to the judge: it gets ``arts``
 1.0 (the hardest end), ``arts_elo`` at the top of the pool's scale, no
 interval and 0 judge calls, with a warning naming its row, as in ``compute()``.
@@ -21,7 +21,7 @@ interval and 0 judge calls, with a warning naming its row, as in ``compute()``.
 Rows whose text got no usable judge answer get ``None`` (also rows whose
 judge request failed: a rerun fills them in from the judge's cache and new
 requests). Long texts are cut into sentence units exactly as ``compute()``
-does: the settings are the same :class:`arts_metric.config.ScoringConfig`
+does: the settings are the same :class:`arts_metric.scoring.config.ScoringConfig`
 (its ``formulas`` are not used here). Judges that cost money keep their own
 cache, so an interrupted run resumes from it.
 
@@ -37,13 +37,13 @@ import json
 import math
 from typing import Any
 
-from arts_metric.config import ScoringConfig
 from arts_metric.llm.budget import Budget
 from arts_metric.pool import Pool
-from arts_metric.scorer import Scorer, split_settings
-from arts_metric.units import place_texts
+from arts_metric.scoring.config import ScoringConfig
+from arts_metric.scoring.scorer import Scorer, split_settings
+from arts_metric.scoring.units import place_texts
+from arts_metric.text.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 from arts_metric.userwarnings import warn as warn_user
-from arts_metric.wordless import RULE, WORDLESS_ARTS, top_rating, wordless_indices
 
 COLUMNS = ("arts", "arts_elo", "interval", "judge_calls")
 
@@ -113,7 +113,7 @@ def score_dataset(
     config : ScoringConfig or None
         The scoring settings to start from (default: every default).
     **settings
-        Fields of :class:`~arts_metric.config.ScoringConfig` (``judge=``, ``pool=``,
+        Fields of :class:`~arts_metric.scoring.config.ScoringConfig` (``judge=``, ``pool=``,
         ``placement=``, ``placement_options=``, ``long_texts=``, ...) applied over
         ``config``; ``judge=`` may be a built Judge and ``pool=`` a built Pool, used
         as they are.

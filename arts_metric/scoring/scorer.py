@@ -1,9 +1,9 @@
 """Settings made ready to score texts, once.
 
-A :class:`Scorer` holds the :class:`~arts_metric.config.ScoringConfig` (settings
+A :class:`Scorer` holds the :class:`~arts_metric.scoring.config.ScoringConfig` (settings
 only), the judge and the reference pool built from it or given built, and the
 placement method's function with its options, resolved once and checked in a
-dry run before any judge request. :func:`arts_metric.units.place_texts` places
+dry run before any judge request. :func:`arts_metric.scoring.units.place_texts` places
 texts with it; the scoring functions prepare one per call
 (:func:`split_settings` takes a judge or pool given built out of the settings at
 their edge), and a caller that scores many batches (the CLI) reuses the judge
@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arts_metric.config import BUILT_FORMS, ScoringConfig
 from arts_metric.judges import Judge, PointwiseJudge
 from arts_metric.placement import Placer, default_method, placer
 from arts_metric.pool import Pool
-from arts_metric.signature import arts_signature
+from arts_metric.scoring.config import BUILT_FORMS, ScoringConfig
+from arts_metric.scoring.signature import arts_signature
 
 #: Placement methods that first ask calibration pairs among pool texts (the same pairs for every text).
 CALIBRATING = ("adaptive", "mle")
@@ -74,7 +74,7 @@ def checked_placer(method: str, options: Mapping[str, Any]) -> Placer:
 @dataclass(frozen=True)
 class Scorer:
     """A judge, a pool and a resolved placement, ready to place texts
-    (:func:`arts_metric.units.place_texts`). Build it with :meth:`prepare`.
+    (:func:`arts_metric.scoring.units.place_texts`). Build it with :meth:`prepare`.
 
     ``method`` names the placement and ``placer`` is its function, called as
     ``placer(judge, pool, texts, **options)``."""
@@ -112,5 +112,5 @@ class Scorer:
 
     @property
     def signature(self) -> str:
-        """Every setting that can change a score (:mod:`arts_metric.signature`)."""
+        """Every setting that can change a score (:mod:`arts_metric.scoring.signature`)."""
         return arts_signature(self.config, self.judge, self.pool, self.method, dict(self.options))
