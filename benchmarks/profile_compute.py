@@ -42,8 +42,7 @@ sys.path.insert(0, str(REPO))
 
 from arts_metric.evaluate_module.registry import module_script_path  # noqa: E402
 from arts_metric.judges.learned import judge as learned_judge  # noqa: E402
-from arts_metric.scoring import api as scoring  # noqa: E402
-from arts_metric.scoring import units  # noqa: E402
+from arts_metric.scoring import assemble, batch, units  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "profile_compute.md"
 
@@ -53,10 +52,10 @@ STAGES: tuple[tuple[str, Any, str, str | None], ...] = (
     ("encoder", learned_judge.LearnedJudge, "_represent", "judge"),
     ("features", learned_judge, "text_features", "judge"),
     ("segmentation", units, "_units", "placement"),
-    ("placement", scoring, "place_texts", None),
-    ("formulas", scoring, "compute_formulas", None),
-    ("checks", scoring, "script_warning", None),
-    ("checks", scoring, "_warn_formulas", None),
+    ("placement", batch, "place_texts", None),
+    ("formulas", assemble, "compute_formulas", None),
+    ("checks", batch, "script_warning", None),
+    ("checks", assemble, "_warn_formulas", None),
 )
 
 
