@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -166,6 +167,145 @@ def _team_arts(pool: Pool, unit_arts: np.ndarray) -> np.ndarray:
     return mean_expected_score(pool.ratings, np.asarray(combined))[np.ravel(back)]
 
 
+@dataclass
+class _Units:
+    """The units of a batch of texts, placed: ``lists`` (each text's units, in reading order),
+    ``idx`` (each text's units as indices into the placed units), ``weights`` (each text's
+    unit weights, None under ``"team"``), the placement ``result`` with the units' ``arts``,
+    ``ratings``, ``interval`` (None where nothing was sampled) and ``lost`` (no answer)."""
+
+    lists: list[list[str]]
+    idx: list[list[int]]
+    weights: list[np.ndarray | None]
+    result: Any
+    arts: np.ndarray
+    ratings: np.ndarray
+    interval: np.ndarray | None
+    lost: np.ndarray
+    rule: str
+    pool: Pool
+
+    @property
+    def by_rating(self) -> bool:
+        """Whether texts are combined as ratings (a text of one unit keeps its values)."""
+        return self.rule in ("mean", "team")
+
+
+def _place_units(texts: Sequence[str], scorer: Scorer, names: list[str]) -> _Units:
+    """Cut ``texts`` into units, place each distinct unit once with the scorer's placement."""
+    config, judge, pool = scorer.config, scorer.judge, scorer.pool
+    if not isinstance(judge, PointwiseJudge) or judge.score_key not in pool.judge_scores:
+        pool.get_texts()  # fail before any judge call when the pool's texts are unavailable
+    unit_lists = _units(texts, config, judge.max_chars, names)
+    unique: dict[str, int] = {}
+    for units in unit_lists:
+        for u in units:
+            unique.setdefault(u, len(unique))
+    unit_texts = list(unique)
+    result = scorer.placer(judge, pool, unit_texts, **scorer.options) if unit_texts else empty_result(scorer.method)
+    unit_arts = np.asarray(
+        result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float
+    )
+    unit_iv = result.arts_interval
+    if not result.sampled:
+        # A pointwise judge placed against every pool text (the learned judge):
+        # no judge decisions were sampled, so there is no per-text sampling
+        # interval to report (the judge's error is its disagreement with humans,
+        # measured in benchmarks/). The mean's interval then resamples texts only.
+        unit_iv = None
+        q = np.repeat(unit_arts[:, None], len(placement_mod.QUANTILE_LEVELS), axis=1)
+        result = dataclasses.replace(result, arts_quantiles=q)
+    lost = np.asarray(result.incomplete if result.incomplete is not None else np.zeros(len(unit_texts)), dtype=bool)
+    return _Units(
+        lists=unit_lists,
+        idx=[[unique[u] for u in units] for units in unit_lists],
+        weights=[unit_weights(units, config.long_texts) for units in unit_lists],
+        result=result,
+        arts=unit_arts,
+        ratings=np.asarray(result.ratings, dtype=float),
+        interval=None if unit_iv is None else np.asarray(unit_iv, dtype=float),
+        lost=lost,
+        rule=config.long_texts,
+        pool=pool,
+    )
+
+
+def _combine_columns(units: _Units, idx: np.ndarray, w: np.ndarray | None, columns: np.ndarray) -> np.ndarray:
+    """A text's ARTS bounds or quantiles ``(k,)`` from its units' ``(units, k)``, by its rule."""
+    if len(idx) == 1 and units.by_rating:
+        return columns[0]
+    if units.rule == "mean":
+        return _mean_arts(units.pool, columns, w)
+    if units.rule == "team":
+        return _team_arts(units.pool, columns)
+    return np.average(columns, axis=0, weights=w)
+
+
+def _text_values(units: _Units, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Each text's ``arts``, ``arts_elo``, interval bounds and ``incomplete`` from its units'."""
+    pool, rule = units.pool, units.rule
+    arts, ratings = np.full(n, np.nan), np.full(n, np.nan)
+    bounds = np.full((n, 2), np.nan) if units.interval is not None else None
+    incomplete = np.zeros(n, dtype=bool)
+    combined: list[int] = []  # texts rated as a mean of several units' ratings: their ARTS follows below
+    for i, idx_list in enumerate(units.idx):
+        idx, w = np.array(idx_list), units.weights[i]
+        ok = ~np.isnan(units.arts[idx])
+        if units.lost[idx].any():  # a score from fewer units than a complete run would use: none
+            incomplete[i] = True
+            continue
+        if not ok.any():
+            continue
+        idx = idx[ok]
+        w = w[ok] if w is not None else None
+        if len(idx) == 1 and units.by_rating:
+            arts[i], ratings[i] = units.arts[idx[0]], units.ratings[idx[0]]
+        elif rule == "mean":
+            ratings[i] = mean_rating(units.ratings[idx], w)
+            combined.append(i)
+        elif rule == "team":
+            arts[i] = _team_arts(pool, units.arts[idx][:, None])[0]
+            ratings[i] = rating_of_pool_position(pool.ratings, arts[i])
+        else:
+            # Chunks (and "whole", one unit): the length-weighted mean of the units, on both
+            # scales; the interval is the same mean of their bounds (conservative).
+            arts[i] = np.average(units.arts[idx], weights=w)
+            ratings[i] = np.average(units.ratings[idx], weights=w)
+        if bounds is not None:
+            bounds[i] = _combine_columns(units, idx, w, units.interval[idx])
+    arts[combined] = pool_position(pool.ratings, ratings[combined])  # each value on its own
+    return arts, ratings, bounds, incomplete
+
+
+def _mean_interval(units: _Units, arts: np.ndarray, incomplete: np.ndarray, k: int) -> tuple[float, float] | None:
+    """The interval of the mean ``arts`` of the first ``k`` texts (None when no text has a score)."""
+    if not np.any(~np.isnan(arts)):
+        return None
+    result, pool = units.result, units.pool
+    if not units.by_rating:
+        kept = [[] if incomplete[i] else units.idx[i] for i in range(k)]  # an incomplete text has no score
+        weights = [[] if incomplete[i] else list(units.weights[i]) for i in range(k)]
+        return placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
+    # Each text's quantiles by its rule over its units' quantiles at the same
+    # level (as its interval), then the mean's interval over texts.
+    q_units = np.asarray(result.arts_quantiles, dtype=float)
+    q_text = np.full((k, q_units.shape[1]), np.nan)
+    if not result.sampled:  # every quantile of a unit is its score, so every one of a text's is the text's
+        q_text[:] = np.where(incomplete[:k], np.nan, arts[:k])[:, None]
+    else:
+        for i in range(k):
+            idx, w = np.array(units.idx[i]), units.weights[i]
+            if len(idx):
+                keep = ~np.isnan(q_units[idx]).any(axis=1)
+                idx, w = idx[keep], (w[keep] if w is not None else None)
+            if incomplete[i] or not len(idx):
+                continue
+            q_text[i] = _combine_columns(units, idx, w, q_units[idx])
+    text_result = dataclasses.replace(result, arts_quantiles=q_text)
+    kept_rows = [[] if incomplete[i] or np.isnan(q_text[i]).any() else [i] for i in range(k)]
+    return placement_mod.system_interval(text_result, pool, units=kept_rows)
+
+
 def place_texts(
     texts: Sequence[str],
     scorer: Scorer,
@@ -178,127 +318,25 @@ def place_texts(
     into units and placing them with its resolved placement. Warnings name text ``i``
     ``names[i]`` (default ``label[i]``); ``mean_interval`` covers the first ``n_mean``
     texts (default all)."""
-    config, judge, pool = scorer.config, scorer.judge, scorer.pool
-    if not isinstance(judge, PointwiseJudge) or judge.score_key not in pool.judge_scores:
-        pool.get_texts()  # fail before any judge call when the pool's texts are unavailable
     names = [f"{label}[{i}]" for i in range(len(texts))] if names is None else list(names)
-    unit_lists = _units(texts, config, judge.max_chars, names)
-    unique: dict[str, int] = {}
-    for units in unit_lists:
-        for u in units:
-            unique.setdefault(u, len(unique))
-    unit_texts = list(unique)
-    if unit_texts:
-        result = scorer.placer(judge, pool, unit_texts, **scorer.options)
-    else:
-        result = empty_result(scorer.method)
-    unit_arts = np.asarray(
-        result.arts if result.arts is not None else pool.arts_of_rating(result.ratings), dtype=float
-    )
-    unit_ratings = np.asarray(result.ratings, dtype=float)
-    unit_iv = result.arts_interval
-    sampled = result.sampled
-    if not sampled:
-        # A pointwise judge placed against every pool text (the learned judge):
-        # no judge decisions were sampled, so there is no per-text sampling
-        # interval to report (the judge's error is its disagreement with humans,
-        # measured in benchmarks/). The mean's interval then resamples texts only.
-        unit_iv = None
-        q = np.repeat(unit_arts[:, None], len(placement_mod.QUANTILE_LEVELS), axis=1)
-        result = dataclasses.replace(result, arts_quantiles=q)
-    n = len(texts)
-    arts = np.full(n, np.nan)
-    ratings = np.full(n, np.nan)
-    bounds = np.full((n, 2), np.nan) if unit_iv is not None else None
-    unit_lost = np.asarray(
-        result.incomplete if result.incomplete is not None else np.zeros(len(unit_texts)), dtype=bool
-    )
-    incomplete = np.zeros(n, dtype=bool)
-    unit_idx = [[unique[u] for u in units] for units in unit_lists]
-    rule = config.long_texts
-    unit_w = [unit_weights(units, rule) for units in unit_lists]
-    by_rating = rule in ("mean", "team")  # combined as ratings, a text of one unit keeps its values
-
-    def combine_columns(idx: np.ndarray, w: np.ndarray | None, columns: np.ndarray) -> np.ndarray:
-        """A text's ARTS bounds or quantiles ``(k,)`` from its units' ``(units, k)``."""
-        if len(idx) == 1 and by_rating:
-            return columns[0]
-        if rule == "mean":
-            return _mean_arts(pool, columns, w)
-        if rule == "team":
-            return _team_arts(pool, columns)
-        return np.average(columns, axis=0, weights=w)
-
-    combined: list[int] = []  # texts rated as a mean of several units' ratings: their ARTS follows below
-    for i, idx_list in enumerate(unit_idx):
-        idx, w = np.array(idx_list), unit_w[i]
-        ok = ~np.isnan(unit_arts[idx])
-        if unit_lost[idx].any():  # a score from fewer units than a complete run would use: none
-            incomplete[i] = True
-            continue
-        if not ok.any():
-            continue
-        idx = idx[ok]
-        w = w[ok] if w is not None else None
-        if len(idx) == 1 and by_rating:
-            arts[i], ratings[i] = unit_arts[idx[0]], unit_ratings[idx[0]]
-        elif rule == "mean":
-            ratings[i] = mean_rating(unit_ratings[idx], w)
-            combined.append(i)
-        elif rule == "team":
-            arts[i] = _team_arts(pool, unit_arts[idx][:, None])[0]
-            ratings[i] = rating_of_pool_position(pool.ratings, arts[i])
-        else:
-            # Chunks (and "whole", one unit): the length-weighted mean of the units, on both
-            # scales; the interval is the same mean of their bounds (conservative).
-            arts[i] = np.average(unit_arts[idx], weights=w)
-            ratings[i] = np.average(unit_ratings[idx], weights=w)
-        if bounds is not None:
-            bounds[i] = combine_columns(idx, w, np.asarray(unit_iv, dtype=float)[idx])
-    arts[combined] = pool_position(pool.ratings, ratings[combined])  # each value on its own
-    unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(unit_texts)))
-    calls_per_text = [int(unit_calls[idx].sum()) for idx in unit_idx]
-    mean_interval = None
-    if np.any(~np.isnan(arts)):
-        k = n if n_mean is None else n_mean
-        if by_rating:
-            # Each text's quantiles by its rule over its units' quantiles at the same
-            # level (as its interval), then the mean's interval over texts.
-            q_units = np.asarray(result.arts_quantiles, dtype=float)
-            q_text = np.full((k, q_units.shape[1]), np.nan)
-            if not sampled:  # every quantile of a unit is its score, so every one of a text's is the text's
-                q_text[:] = np.where(incomplete[:k], np.nan, arts[:k])[:, None]
-            else:
-                for i in range(k):
-                    idx = np.array(unit_idx[i])
-                    w = unit_w[i]
-                    if len(idx):
-                        keep = ~np.isnan(q_units[idx]).any(axis=1)
-                        idx, w = idx[keep], (w[keep] if w is not None else None)
-                    if incomplete[i] or not len(idx):
-                        continue
-                    q_text[i] = combine_columns(idx, w, q_units[idx])
-            text_result = dataclasses.replace(result, arts_quantiles=q_text)
-            kept_rows = [[] if incomplete[i] or np.isnan(q_text[i]).any() else [i] for i in range(k)]
-            mean_interval = placement_mod.system_interval(text_result, pool, units=kept_rows)
-        else:
-            kept = [[] if incomplete[i] else unit_idx[i] for i in range(k)]  # an incomplete text has no score
-            weights = [[] if incomplete[i] else list(unit_w[i]) for i in range(k)]
-            mean_interval = placement_mod.system_interval(result, pool, units=kept, unit_weights=weights)
+    units = _place_units(texts, scorer, names)
+    n, result = len(texts), units.result
+    arts, ratings, bounds, incomplete = _text_values(units, n)
+    unit_calls = np.asarray(result.calls_per_text if result.calls_per_text is not None else np.zeros(len(units.arts)))
     return PlacedTexts(
         arts=arts,
         arts_elo=ratings,
         arts_interval=bounds,
-        mean_interval=mean_interval,
+        mean_interval=_mean_interval(units, arts, incomplete, n if n_mean is None else n_mean),
         judge_calls=int(result.judge_calls),
-        calls_per_text=calls_per_text,
+        calls_per_text=[int(unit_calls[idx].sum()) for idx in units.idx],
         invalid=int(result.invalid),
         failed=int(result.failed),
         incomplete=incomplete,
-        units=[len(u) for u in unit_lists],
+        units=[len(u) for u in units.lists],
         method=result.method,
-        unit_texts=unit_lists,
-        unit_arts=[unit_arts[np.array(idx, dtype=int)] for idx in unit_idx],
-        unit_elo=[unit_ratings[np.array(idx, dtype=int)] for idx in unit_idx],
-        unit_weights=unit_w,
+        unit_texts=units.lists,
+        unit_arts=[units.arts[np.array(idx, dtype=int)] for idx in units.idx],
+        unit_elo=[units.ratings[np.array(idx, dtype=int)] for idx in units.idx],
+        unit_weights=units.weights,
     )
