@@ -203,8 +203,13 @@ def test_score_tab_in_french_in_the_browser(page, tmp_path):
     assert page.locator("#language input").input_value() == "English"
     page.locator("#language input").click()
     page.get_by_role("option", name="French").click()
-    page.get_by_label("kandel_moles").wait_for(timeout=SLOW)
-    assert page.get_by_label("fkgl", exact=True).count() == 0
+    page.get_by_role("checkbox", name="kandel_moles").wait_for(timeout=SLOW)
+    assert page.get_by_role("checkbox", name="fkgl", exact=True).count() == 0
+    # the table's label follows the formulas: French's reads higher = easier, and FRE is not reported
+    page.get_by_role("grid", name="Scores (arts: higher = harder; kandel_moles: higher = easier)").wait_for(
+        timeout=SLOW
+    )
+    assert "FRE" not in page.locator("#score-table [role=grid]").get_attribute("aria-label")
     page.locator("#texts textarea").fill("Le chat dort sur le tapis.\nLa jurisprudence subordonne la recevabilité.")
     page.get_by_role("button", name="Score", exact=True).click()
     summary = page.locator("#score-summary", has_text="readmepp_fr")
