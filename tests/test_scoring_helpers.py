@@ -15,11 +15,8 @@ import scipy.stats as sps
 
 from arts_metric.judges.simulated import SimulatedJudge, SimulatedPointwiseJudge
 from arts_metric.llm.report import stats_since
-from arts_metric.scoring.api import (
-    _correlation,
-    _p_output_easier,
-    score_texts,
-)
+from arts_metric.scoring.api import score_texts
+from arts_metric.scoring.assemble import _correlation, _p_output_easier
 from arts_metric.scoring.config import ScoringConfig
 from arts_metric.scoring.scorer import checked_placer, resolve_placement
 

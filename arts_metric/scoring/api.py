@@ -52,10 +52,6 @@ from arts_metric.text.checks import (
     check_texts,
 )
 
-# The helpers of earlier releases, where tests and profiles look for them.
-_correlation = assemble._correlation
-_p_output_easier = assemble._p_output_easier
-
 
 def check_return_sentences(value: Any, long_texts: str) -> bool:
     """``return_sentences`` must be a bool, and True only where texts are scored by their

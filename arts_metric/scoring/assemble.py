@@ -289,6 +289,7 @@ def _warn_formulas(
             i
             for i in range(len(texts))
             if i not in said[name]
+            and len(texts[i]) > 2 * LONG_SENTENCE_WORDS  # fewer characters cannot hold that many words
             and not any(np.isnan(values[f][name][i]) for f in formula_names)
             and words_per_sentence(texts[i]) > LONG_SENTENCE_WORDS
         ]
