@@ -227,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
                     row["sentences"] = res["sentences"][j]
                 out_rows.append(row)
             bar.update(len(batch))
+            bar.refresh()  # each batch shows, also when later batches take less than the bar's refresh interval
     finally:
         bar.close()
         judge.close()
