@@ -11,4 +11,9 @@ bash scripts/install.sh
 .venv/bin/ruff format --check .
 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" NO_MKDOCS_2_WARNING=1 HF_HUB_OFFLINE=1 \
     .venv/bin/mkdocs build --strict --quiet --site-dir site
-exec .venv/bin/python -m pytest "$@"
+# Test processes in parallel (pytest-xdist): one more than the cores (many tests wait on a
+# server, a browser or a fresh interpreter), at most 8, or ARTS_TEST_WORKERS. The tests of a
+# module marked xdist_group (a Ray cluster, the Space) run in one process. Arguments go to pytest.
+workers="${ARTS_TEST_WORKERS:-$(( $(nproc) + 1 ))}"
+(( workers <= 8 )) || workers=8
+exec .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@"

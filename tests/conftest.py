@@ -56,3 +56,12 @@ def no_network(monkeypatch):
     monkeypatch.setenv("HF_EVALUATE_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     yield
+
+
+def pytest_runtest_setup(item):
+    """Under ``--dist loadgroup`` a test marked ``xdist_group`` carries its group in its id
+    (pytest-xdist's doing). A pytest release that drops it would scatter a Ray cluster's tests
+    over every test process, where they starve each other: such a test fails instead."""
+    if getattr(item.config.option, "loadgroup", False) and item.get_closest_marker("xdist_group"):
+        if "@" not in item.nodeid:
+            pytest.fail("xdist_group was not applied to this test's id: see the pytest pin in pyproject.toml")

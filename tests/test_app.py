@@ -40,6 +40,9 @@ from arts_metric.space_app.publish import assemble_space
 from arts_metric.systems import compare_systems
 from arts_metric.text.reading import read_rows
 
+# One test process runs them all: the module starts one Space server and one browser.
+pytestmark = pytest.mark.xdist_group("app")
+
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 SECRETS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ARTS_LLM_MODELS")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import arts
 
 ARTS = str(Path(sys.executable).parent / "arts")
 TEXTS = [
@@ -19,6 +20,12 @@ TEXTS = [
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``arts ARGS`` in this process (the judge loads once); the tests that need the console
+    script in a fresh process call :func:`run_command`."""
+    return arts(*args, stdin=stdin)
+
+
+def run_command(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([ARTS, *args], input=stdin, capture_output=True, text=True, timeout=300)
 
 
@@ -35,7 +42,6 @@ def test_txt_to_jsonl(tmp_path):
     assert "arts score" in proc.stderr  # the progress bar goes to stderr
 
 
-@pytest.mark.slow
 def test_jsonl_and_csv_inputs_csv_output(tmp_path):
     jl = tmp_path / "in.jsonl"
     jl.write_text("\n".join(json.dumps({"id": f"t{i}", "text": t}) for i, t in enumerate(TEXTS)))
@@ -56,7 +62,8 @@ def test_jsonl_and_csv_inputs_csv_output(tmp_path):
 
 @pytest.mark.slow
 def test_stdin():
-    proc = run("score", "-", "--no-progress", stdin="\n".join(TEXTS))
+    """The console script reading a real pipe."""
+    proc = run_command("score", "-", "--no-progress", stdin="\n".join(TEXTS))
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
     assert len(rows) == 2 and rows[0]["arts"] < rows[1]["arts"]
@@ -221,7 +228,6 @@ def test_non_utf8_stdin_is_the_same_one_line_error_as_a_file(tmp_path):
     assert "stdin line 2: not UTF-8 text (byte 0xe9" in from_stdin
 
 
-@pytest.mark.slow
 def test_txt_blank_lines_at_the_end_are_ignored_inside_they_are_named(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("\n".join(TEXTS) + "\n\n\n")
@@ -472,7 +478,7 @@ def test_ray_out_that_is_neither_one_file_nor_a_folder_is_one_line(tmp_path, out
 def test_warnings_are_one_line_each_in_the_command_lines_words(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text(TEXTS[0] + "\n" + "هذا نص عربي بسيط للاختبار." + "\n")
-    proc = run("score", str(src), "--no-progress")
+    proc = run_command("score", str(src), "--no-progress")  # what a fresh process prints, nothing more
     assert proc.returncode == 0, proc.stderr
     warned = [ln for ln in proc.stderr.splitlines() if "warning" in ln.lower()]
     assert warned == [

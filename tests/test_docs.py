@@ -496,15 +496,30 @@ def test_an_example_that_needs_the_network_says_so():
     assert not found, f"examples loading a module from the Hub without saying it needs the network: {found}"
 
 
+@pytest.fixture(scope="module")
+def example_env(tmp_path_factory) -> dict:
+    """One offline environment for the examples (they shared one when they ran in a row)."""
+    return registered_env(tmp_path_factory.mktemp("examples_env"))
+
+
+def _python_examples() -> list[tuple[str, str]]:
+    """(page, code) of every ```python block that runs as a script, in page order."""
+    return [(name, code) for name, text in _example_pages().items() for code in python_examples(text)]
+
+
+def test_the_python_examples_are_found():
+    assert {"README.md", "docs/guides/scale.md", "docs/guides/rank-systems.md"} <= {n for n, _ in _python_examples()}
+
+
+# One test per example: each needs a fresh interpreter, and test processes can share them out.
 @pytest.mark.slow
-def test_every_python_example_runs_as_written(tmp_path):
+@pytest.mark.parametrize(
+    "name, code", _python_examples(), ids=[f"{n}:{i}" for i, (n, _) in enumerate(_python_examples())]
+)
+def test_every_python_example_runs_as_written(tmp_path, example_env, name, code):
     """Every ```python block of the README, the docs and the metric card that is not marked a
     fragment runs in a fresh offline interpreter, from a folder holding ``examples/``."""
-    env = registered_env(tmp_path)
-    examples = [(name, code) for name, text in _example_pages().items() for code in python_examples(text)]
-    assert {"README.md", "docs/guides/scale.md", "docs/guides/rank-systems.md"} <= {n for n, _ in examples}
-    for i, (name, code) in enumerate(examples):
-        run_example(code, tmp_path, env, f"example{i}")
+    run_example(code, tmp_path, example_env, "example")
 
 
 # --- the command line page and long tables -----------------------------------------------

@@ -264,7 +264,12 @@ def test_a_distributed_run_names_the_process_whose_inputs_differ(tmp_path):
 
     def run(process_id, inputs, experiment):
         module = evaluate.load(
-            SCRIPT, num_process=2, process_id=process_id, experiment_id=experiment, cache_dir=str(tmp_path)
+            SCRIPT,
+            num_process=2,
+            process_id=process_id,
+            experiment_id=experiment,
+            cache_dir=str(tmp_path),
+            timeout=15,  # seconds a process waits for the others (evaluate's default, 100, is all an xfail costs)
         )
         module.add_batch(**inputs)
         return module.compute(formulas=[])

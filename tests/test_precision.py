@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_inprocess import arts
 
 from arts_metric.judges.learned import LearnedJudge, encoder_passes, load_encoder, sentence_embeddings
 from arts_metric.judges.learned.int8 import (
@@ -27,7 +28,6 @@ from arts_metric.judges.learned.int8 import (
 from arts_metric.scoring.api import score_texts
 from arts_metric.scoring.config import ScoringConfig
 
-ARTS = str(Path(sys.executable).with_name("arts"))
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "texts.txt"
 #: The largest |int8 arts - fp32 arts| that the docs state (measured: .0042 over 1,000 ARTS3000 texts).
 BOUND = 0.005
@@ -248,12 +248,9 @@ def test_int8_model_is_built_once_into_the_cache_folder(tmp_path, monkeypatch):
     assert "quantiz" not in first.stderr.lower()  # the quantizer's log (a line per node) is not the user's
 
 
-@pytest.mark.slow
 def test_cli_precision(tmp_path):
     def run(*extra):
-        return subprocess.run(
-            [ARTS, "score", str(EXAMPLES), "--no-progress", *extra], capture_output=True, text=True, timeout=600
-        )
+        return arts("score", str(EXAMPLES), "--no-progress", *extra)
 
     fp32, int8 = run(), run("--precision", "int8")
     assert fp32.returncode == 0 and int8.returncode == 0, int8.stderr[-2000:]

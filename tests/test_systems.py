@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_inprocess import arts
 from llm_server import make_server  # noqa: F401  (fixture)
 from scipy import stats as sps
 
@@ -37,7 +36,6 @@ from arts_metric.systems.result import format_p
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "compare"
-ARTS = str(Path(sys.executable).parent / "arts")
 N_INPUTS = 40
 LEADERBOARD_COLUMNS = {
     "system",
@@ -464,27 +462,20 @@ def test_llm_budget_leaves_unanswered_matches_out(make_server, arts94, tmp_path)
 # -- the command line ----------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_arts_compare_on_the_shipped_examples(tmp_path):
     out = tmp_path / "cmp"
-    proc = subprocess.run(
-        [
-            ARTS,
-            "compare",
-            "--sources",
-            str(EXAMPLES / "sources.txt"),
-            "--system",
-            f"light={EXAMPLES / 'light.txt'}",
-            "--system",
-            f"strong={EXAMPLES / 'strong.txt'}",
-            "--system",
-            f"copy={EXAMPLES / 'sources.txt'}",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    proc = arts(
+        "compare",
+        "--sources",
+        str(EXAMPLES / "sources.txt"),
+        "--system",
+        f"light={EXAMPLES / 'light.txt'}",
+        "--system",
+        f"strong={EXAMPLES / 'strong.txt'}",
+        "--system",
+        f"copy={EXAMPLES / 'sources.txt'}",
+        "--out",
+        str(out),
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
