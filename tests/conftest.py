@@ -58,6 +58,12 @@ def no_network(monkeypatch):
     yield
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests of 10 s or more (marked ``slow``) first, each part in its collected order:
+    parallel test processes start the long ones early and end on short ones."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_runtest_setup(item):
     """Under ``--dist loadgroup`` a test marked ``xdist_group`` carries its group in its id
     (pytest-xdist's doing). A pytest release that drops it would scatter a Ray cluster's tests
