@@ -18,10 +18,10 @@ from arts_metric.cli import main
 #: The warning filters of a fresh interpreter (``python -W`` and ``-X dev`` not given).
 DEFAULT_FILTERS = (
     ("default", DeprecationWarning, "__main__"),
-    ("ignore", DeprecationWarning, None),
-    ("ignore", PendingDeprecationWarning, None),
-    ("ignore", ImportWarning, None),
-    ("ignore", ResourceWarning, None),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
 )
 
 
@@ -34,7 +34,7 @@ def arts(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedPr
     with warnings.catch_warnings():
         warnings.resetwarnings()
         for action, category, module in DEFAULT_FILTERS:
-            warnings.filterwarnings(action, category=category, module=module or "")
+            warnings.filterwarnings(action, category=category, module=module)
         with mock.patch.object(sys, "stdin", fake_stdin), redirect_stdout(out), redirect_stderr(err):
             try:
                 code = main(list(args))

@@ -19,10 +19,9 @@ TEXTS = [
 ]
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """``arts ARGS`` in this process (the judge loads once); the tests that need the console
-    script in a fresh process call :func:`run_command`."""
-    return arts(*args, stdin=stdin)
+# ``arts ARGS`` in this process (the judge loads once); the tests that need the console script
+# in a fresh process call run_command.
+run = arts
 
 
 def run_command(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

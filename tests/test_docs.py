@@ -502,20 +502,17 @@ def example_env(tmp_path_factory) -> dict:
     return registered_env(tmp_path_factory.mktemp("examples_env"))
 
 
-def _python_examples() -> list[tuple[str, str]]:
-    """(page, code) of every ```python block that runs as a script, in page order."""
-    return [(name, code) for name, text in _example_pages().items() for code in python_examples(text)]
+#: (page, code) of every ```python block that runs as a script, in page order.
+PYTHON_EXAMPLES = [(name, code) for name, text in _example_pages().items() for code in python_examples(text)]
 
 
 def test_the_python_examples_are_found():
-    assert {"README.md", "docs/guides/scale.md", "docs/guides/rank-systems.md"} <= {n for n, _ in _python_examples()}
+    assert {"README.md", "docs/guides/scale.md", "docs/guides/rank-systems.md"} <= {n for n, _ in PYTHON_EXAMPLES}
 
 
 # One test per example: each needs a fresh interpreter, and test processes can share them out.
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name, code", _python_examples(), ids=[f"{n}:{i}" for i, (n, _) in enumerate(_python_examples())]
-)
+@pytest.mark.parametrize("name, code", PYTHON_EXAMPLES, ids=[f"{n}:{i}" for i, (n, _) in enumerate(PYTHON_EXAMPLES)])
 def test_every_python_example_runs_as_written(tmp_path, example_env, name, code):
     """Every ```python block of the README, the docs and the metric card that is not marked a
     fragment runs in a fresh offline interpreter, from a folder holding ``examples/``."""
