@@ -1,0 +1,565 @@
+"""Directions for a judge that reads words and ideas beyond length, measured on the probes of
+``benchmarks/judge_probes.py``: what moves the figures learned-3 (the default judge) does not
+reach, and how far. Three parts, each on its own:
+
+1. **The judge's inputs and fit** (``--parts fit``). Fold 0 of the training script's grouped
+   5-fold CV (near-duplicates held out together) is held out of the GPT-4 pool texts; the rest
+   and the README++ English train sentences are fitted as learned-3 is (kernel ridge on
+   standardised [mean-pooled MiniLM layer 4, the 15 cheap features], learned-3's selected
+   ``alin`` and ``gamma`` read from its ``model.json``; README++ target ``1200 + 30 x (CEFR
+   level - mean)``). Rows:
+
+   - frozen MiniLM (learned-3's fit, fold 0 out), with each README++ sentence weighing 2
+     (learned-3), 4 or 8;
+   - README++ train alone, and the average of the two (standardised scores, README++ alone
+     weighing .25 or .5);
+   - MiniLM's layers 1-4 fine-tuned on the same rows and targets (a linear head on the
+     mean-pooled layer 4, weighted squared error, AdamW, linear warm-up and decay, batches
+     of 32 texts of similar length, seed 0), then the same kernel ridge on the fine-tuned
+     states: 2 epochs at learning rate 3e-5 and 4 epochs at 1e-4.
+
+   Figures, out of sample: Spearman with GPT-4's Elo on the held-out fold; the same-length
+   shares (TLDR / elementary, Cochrane abstract / summary, OneStopEnglish advanced /
+   elementary); README++ English val Spearman and partial Spearman (log words held fixed);
+   ARTS94 and the ASSET pairs with each text the mean of its sentences' scores weighted by
+   words. These rows have no shipped pool scores to place texts against, so a text's value
+   is the weighted mean of its sentences' latent scores, not of their placed ratings as in
+   ``compute``: ARTS94 and ASSET differ from ``judge_probes.py``'s in the second digit. Every
+   other figure is a share or a rank correlation of single sentences, the same on the latent
+   scale as on ``arts``. ARTS94 and ASSET are read for information; nothing
+   is chosen on them.
+2. **How a text of several sentences is read** (``--parts reading``), with the shipped
+   learned-3: the mean of its sentences' scores weighted by words (the default); that mean
+   with every two adjacent sentences also read together, weighing their words times
+   ``max(0, 1 - words / N)`` for N = 40 or 60 (short sentences are read together, long ones
+   alone, and no length makes a score jump); the same mean over windows of 2 or 3
+   consecutive sentences (a text with fewer sentences read whole); the whole text (MiniLM reads at most 256 word pieces, so a long text is cut).
+   The first rule is ``compute``'s default, its ``arts_elo``. Under the others each piece is
+   placed in the pool alone (``long_texts="whole"``), its ``arts`` read back on the pool's
+   scale (:func:`arts_metric.ratings.elo.rating_of_pool_position`), and the text's rating is
+   the weighted mean of its pieces', as ``compute`` makes it from sentences.
+   Figures: a short hard text (a Cochrane abstract sentence of 25+ words or a SciTLDR TLDR)
+   rated harder than an elementary OneStopEnglish article (goal .95); a TLDR rated easier
+   than its own abstract (goal .30-.70); Cochrane abstract harder than its plain-language
+   summary, as written (goal .93); OneStopEnglish advanced article harder than its
+   elementary version; ARTS94 Spearman (goal .83); ASSET pairs (goal .75).
+3. **One-word edits** (``--parts edits``), with the shipped learned-3: the edits of
+   ``judge_probes.py`` (one word removed or written twice), the 99th percentile of
+   ``|Δarts|`` (goal .05) by kind of edit (a word written twice; a word removed that is on
+   the Dale-Chall list of familiar words, or one that is not) and by sentence length; and
+   the latent change split into the part that MiniLM's states carry and the part the
+   cheap features carry (the edited text's representation with the original's features,
+   and the other way round).
+
+Sets: those of ``judge_probes.py`` (SciTLDR, Cochrane, OneStopEnglish, README++ English,
+ARTS94, ASSET pairwise dev; see its docstring for sources and licences), read at run time;
+no text is stored in the repository or printed.
+
+Writes ``benchmarks/results/judge_directions.md``. About 15 minutes on 2 CPU cores (the
+fine-tuning and the whole-text readings take most of it)::
+
+    .venv/bin/python benchmarks/judge_directions.py [--parts fit,reading,edits] [--dev-dir DIR] [--data-dir DIR]
+
+The fine-tuned rows run MiniLM through transformers' modules in padded batches on torch's
+CPU threads, so their last digits can differ between machines; every other row is the
+library's own scoring.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.stats import spearmanr
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "scripts"))
+
+import judge_probes as probes_mod  # noqa: E402
+import train_learned_judge as training  # noqa: E402
+from documents import harder_share, load_scitldr  # noqa: E402
+
+from arts_metric import data as arts_data  # noqa: E402
+from arts_metric.data import find_dev_dir  # noqa: E402
+from arts_metric.judges.learned import LearnedJudge  # noqa: E402
+from arts_metric.judges.learned.encoder import MAX_WORD_PIECES, load_encoder, transformer  # noqa: E402
+from arts_metric.judges.learned.model import default_weights_dir  # noqa: E402
+from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
+from arts_metric.pool import load_pool  # noqa: E402
+from arts_metric.ratings.elo import rating_of_pool_position  # noqa: E402
+from arts_metric.ratings.stats import partial_spearman  # noqa: E402
+from arts_metric.scoring.api import score_texts  # noqa: E402
+from arts_metric.text.features import text_features, words  # noqa: E402
+from arts_metric.text.sentences import split_sentences  # noqa: E402
+
+SEED = 0
+RESULTS = REPO / "benchmarks" / "results"
+PARTS = ("fit", "reading", "edits")
+LAYER = 4  # learned-3's layer
+#: (epochs, learning rate of MiniLM's layers) of the fine-tuned rows; the head learns at 1e-3.
+FINE_TUNES = ((2.0, 3e-5), (4.0, 1e-4))
+README_WEIGHTS = (2.0, 4.0, 8.0)
+ENSEMBLE_SHARES = (0.25, 0.5)
+READING_RULES = (
+    "mean",
+    "pairs while short, 40 words",
+    "pairs while short, 60 words",
+    "windows of 2",
+    "windows of 3",
+    "whole",
+)
+LENGTH_BANDS = ((1, 10), (10, 20), (20, 40), (40, 10_000))
+
+
+# ----------------------------------------------------------------------------- reading rules
+def reading_units(text: str, rule: str) -> list[tuple[str, float]]:
+    """The pieces of ``text`` the judge reads under ``rule`` (:data:`READING_RULES`), each with
+    its weight in the text's score: its sentences; every run of k consecutive sentences (the
+    whole text when it has at most k); or the text itself, each weighing its words. Under
+    ``"pairs while short, N words"`` the sentences weigh their words and every two adjacent
+    sentences of w words in all are read together too, weighing ``w * max(0, 1 - w / N)``: a
+    pair fades out as it grows, so no length makes the score jump."""
+    sentences = split_sentences(text) or [text]
+
+    def weighed(units: list[str]) -> list[tuple[str, float]]:
+        return [(u, float(max(len(words(u)), 1))) for u in units]
+
+    if rule == "mean" or len(sentences) == 1:
+        return weighed(sentences)
+    if rule == "whole":
+        return weighed([text])
+    k = int(rule.split()[2]) if rule.startswith("windows of") else 0
+    if k:
+        if len(sentences) <= k:
+            return weighed([" ".join(sentences)])
+        return weighed([" ".join(sentences[i : i + k]) for i in range(len(sentences) - k + 1)])
+    span = float(rule.split(", ")[1].split()[0])  # "pairs while short, N words"
+    out = weighed(sentences)
+    for (a, wa), (b, wb) in zip(out[: len(sentences)], out[1 : len(sentences)]):
+        fade = max(0.0, 1.0 - (wa + wb) / span)
+        if fade > 0:
+            out.append((f"{a} {b}", (wa + wb) * fade))
+    return out
+
+
+def weighted_mean(units: Sequence[tuple[str, float]], score: Callable[[str], float]) -> float:
+    """Mean of the units' scores, each ``(unit, weight)``."""
+    w = np.array([weight for _, weight in units], dtype=float)
+    return float(np.dot(w, [score(u) for u, _ in units]) / w.sum())
+
+
+# ----------------------------------------------------------------------------- one-word edits
+def edit_kind(original: str, edited: str, familiar: set[str]) -> str:
+    """``"written twice"``, ``"familiar word removed"`` (every removed word on the Dale-Chall
+    list of familiar words) or ``"other word removed"``."""
+    before, after = words(original), words(edited)
+    if len(after) > len(before):
+        return "written twice"
+    gone = collections.Counter(w.lower() for w in before)
+    gone.subtract(w.lower() for w in after)
+    removed = [w for w, k in gone.items() if k > 0]
+    return "familiar word removed" if all(w in familiar for w in removed) else "other word removed"
+
+
+def familiar_words() -> set[str]:
+    """The Dale-Chall list of familiar words, as textstat (which computes Dale-Chall here) has it."""
+    from textstat.backend.utils import get_lang_easy_words
+
+    return {w.lower() for w in get_lang_easy_words("en_US")}
+
+
+# ----------------------------------------------------------------------------- part 1: fit
+class FitData:
+    """Fold 0 held out of the GPT-4 pool texts; README++ train joined as learned-3 joins it."""
+
+    def __init__(self, data_dir: Path, dev_dir: Path) -> None:
+        from sklearn.model_selection import GroupKFold
+
+        td = training.load_training_data(data_dir)
+        self.texts, self.elo = td.texts, td.elo
+        groups, _ = training.near_duplicate_groups(td.texts)
+        folds = GroupKFold(training.FOLDS, shuffle=True, random_state=training.SEED)
+        self.train_idx, self.test_idx = next(iter(folds.split(np.zeros(len(td.texts)), groups=groups)))
+        rtrain = readmepp_rows("en", "train", dev_dir)
+        level = np.array([r["rating"] for r in rtrain], dtype=float)
+        self.readme_texts = [r["sentence"] for r in rtrain]
+        self.readme_target = training.START_RATING + training.README_SLOPE * (level - level.mean())
+        self.train_texts = [td.texts[i] for i in self.train_idx] + self.readme_texts
+        self.train_y = np.r_[td.elo[self.train_idx], self.readme_target]
+        self.n_pool = len(self.train_idx)
+
+    def weights(self, readme_weight: float) -> np.ndarray:
+        return np.r_[np.ones(self.n_pool), np.full(len(self.readme_texts), readme_weight)]
+
+
+def _padded(ids: list[list[int]]):
+    import torch
+
+    width = max(map(len, ids))
+    x = torch.zeros(len(ids), width, dtype=torch.long)
+    mask = torch.zeros(len(ids), width)
+    for i, row in enumerate(ids):
+        x[i, : len(row)] = torch.tensor(row)
+        mask[i, : len(row)] = 1.0
+    return x, mask
+
+
+def pooled_states(model, ids: list[list[int]], grad: bool = False):
+    """Mean-pooled hidden states of layer :data:`LAYER` over each text's word pieces."""
+    import torch
+
+    x, mask = _padded(ids)
+    with torch.set_grad_enabled(grad):
+        hidden = model(input_ids=x, attention_mask=mask, output_hidden_states=True).hidden_states[LAYER]
+        return (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+
+
+def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
+    """MiniLM's first :data:`LAYER` layers fine-tuned (embeddings frozen) with a linear head."""
+    import torch
+
+    torch.manual_seed(SEED)
+    model = copy.deepcopy(transformer(LAYER, "cpu"))
+    model.train()
+    model.embeddings.requires_grad_(False)
+    head = torch.nn.Linear(model.config.hidden_size, 1)
+    ids = tokenize(fd.train_texts)
+    y = torch.tensor((fd.train_y - training.START_RATING) / 36.0, dtype=torch.float32)  # a pool SD is ~36 Elo
+    w = torch.tensor(fd.weights(training.README_WEIGHT), dtype=torch.float32)
+    by_length = np.argsort([len(r) for r in ids], kind="stable")
+    batches = [by_length[i : i + 32] for i in range(0, len(by_length), 32)]
+    steps = int(len(batches) * epochs)
+    opt = torch.optim.AdamW(
+        [
+            {"params": [p for p in model.parameters() if p.requires_grad], "lr": lr},
+            {"params": head.parameters(), "lr": 1e-3},
+        ],
+        weight_decay=0.01,
+    )
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) * max(0.0, 1 - s / steps)
+    )
+    rng = np.random.default_rng(SEED)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=steps, desc=f"fine-tune {epochs:g} epochs, lr {lr:g}", file=sys.stderr)
+    step = 0
+    while step < steps:
+        for b in rng.permutation(len(batches)):
+            if step >= steps:
+                break
+            rows = batches[b]
+            pred = head(pooled_states(model, [ids[i] for i in rows], grad=True)).squeeze(-1)
+            loss = (w[rows] * (pred - y[rows]) ** 2).sum() / w[rows].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            bar.update()
+    bar.close()
+    model.eval()
+    return model
+
+
+def encode(model, ids: list[list[int]]) -> np.ndarray:
+    order = np.argsort([len(r) for r in ids], kind="stable")
+    out = np.zeros((len(ids), model.config.hidden_size))
+    for i in range(0, len(order), 64):
+        rows = order[i : i + 64]
+        out[rows] = pooled_states(model, [ids[j] for j in rows]).numpy()
+    return out
+
+
+def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str, float]]:
+    fd = FitData(data_dir, dev_dir)
+    meta = json.loads((default_weights_dir("v3") / "model.json").read_text(encoding="utf-8"))["model"]
+    alin = float(meta["alin"])
+    rval = readmepp_rows("en", "val", dev_dir)
+    vlevel = np.array([r["rating"] for r in rval], dtype=float)
+    vtexts = [r["sentence"] for r in rval]
+    texts94, human94 = probes["arts94"]
+    asset_h, asset_e = probes["asset"]
+    docs = texts94 + asset_h + asset_e
+    needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
+    needed += [s for t in docs for s in split_sentences(t)]
+    texts = list(dict.fromkeys(fd.texts + fd.readme_texts + vtexts + needed))
+    pos = {t: i for i, t in enumerate(texts)}
+    tok = load_encoder("cpu").tokenizer
+
+    def tokenize(batch: Sequence[str]) -> list[list[int]]:
+        return [tok(t, truncation=True, max_length=MAX_WORD_PIECES)["input_ids"] for t in batch]
+
+    ids = tokenize(texts)
+    feats = text_features(texts).astype(np.float64)
+    train_rows = [pos[t] for t in fd.train_texts]
+
+    def measure(pred: np.ndarray) -> dict[str, float]:
+        v = dict(zip(texts, pred))
+        out = {"gpt4_fold": float(spearmanr(pred[[pos[fd.texts[i]] for i in fd.test_idx]], fd.elo[fd.test_idx])[0])}
+        for key in ("tldr", "cochrane", "ose"):
+            hard, easy, pairs = probes[key]
+            out[key] = probes_mod.share_higher(
+                np.array([v[hard[i]] for i in pairs[:, 0]]), np.array([v[easy[j]] for j in pairs[:, 1]])
+            )
+        xv = np.array([v[t] for t in vtexts])
+        out["readmepp"] = float(spearmanr(xv, vlevel)[0])
+        out["readmepp_partial"] = partial_spearman(xv, vlevel, np.log([max(len(words(t)), 1) for t in vtexts]))
+
+        def doc(t: str) -> float:
+            return weighted_mean(reading_units(t, "mean"), v.__getitem__)
+
+        out["arts94"] = float(spearmanr([doc(t) for t in texts94], human94)[0])
+        out["asset"] = probes_mod.share_higher(
+            np.array([doc(t) for t in asset_h]), np.array([doc(t) for t in asset_e])
+        )
+        return out
+
+    def kernel(x: np.ndarray, rows: Sequence[int], y: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+        std = training.Standardiser(x[rows])
+        g = float(meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
+        params = training.fit_kernel(
+            std(x[rows]), y, alin, g, 1.0, n_repr=x.shape[1] - feats.shape[1], sample_weight=weight
+        )
+        return training.predict_kernel(params, std(x))
+
+    rows: dict[str, dict[str, float]] = {}
+    t0 = time.time()
+    x = np.hstack([encode(transformer(LAYER, "cpu"), ids), feats])
+    print(f"frozen MiniLM: {len(texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)
+    preds = {}
+    for rw in README_WEIGHTS:
+        preds[rw] = kernel(x, train_rows, fd.train_y, fd.weights(rw))
+        name = (
+            "frozen MiniLM, README++ weight "
+            + f"{rw:g}"
+            + (" (learned-3's fit)" if rw == training.README_WEIGHT else "")
+        )
+        rows[name] = measure(preds[rw])
+    alone = kernel(x, train_rows[fd.n_pool :], fd.readme_target, None)
+    rows["frozen MiniLM, README++ train alone"] = measure(alone)
+
+    def z(p: np.ndarray) -> np.ndarray:
+        return (p - p.mean()) / p.std()
+
+    for a in ENSEMBLE_SHARES:
+        rows[f"average of the two, README++ alone weighing {a:g}"] = measure(
+            (1 - a) * z(preds[training.README_WEIGHT]) + a * z(alone)
+        )
+    for epochs, lr in FINE_TUNES:
+        t0 = time.time()
+        model = fine_tune(fd, tokenize, epochs, lr)
+        xf = np.hstack([encode(model, ids), feats])
+        rows[f"layers 1-{LAYER} fine-tuned, {epochs:g} epochs at lr {lr:g}"] = measure(
+            kernel(xf, train_rows, fd.train_y, fd.weights(training.README_WEIGHT))
+        )
+        print(f"fine-tune {epochs:g} epochs, lr {lr:g}: {time.time() - t0:.0f} s", file=sys.stderr)
+    return rows
+
+
+# ----------------------------------------------------------------------------- part 2: reading
+def reading_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str, float]]:
+    def rows_of(name: str) -> list[dict]:
+        return probes_mod._jsonl(dev_dir / name)
+
+    ose = rows_of("onestopenglish_dev.jsonl")
+    cochrane = rows_of("cochrane_pls_val.jsonl")
+    scitldr = load_scitldr(dev_dir)
+    elementary = [r["text"] for r in ose if r["level"] == "elementary"]
+    advanced = [r["text"] for r in ose if r["level"] == "advanced"]
+    long_abstract_sentences = [s for r in cochrane for s in split_sentences(r["abstract"]) if len(words(s)) >= 25]
+    short_hard = long_abstract_sentences + [tldr for tldr, _ in scitldr]
+    texts94, human94 = probes["arts94"]
+    asset_h, asset_e = probes["asset"]
+    every = (
+        elementary
+        + advanced
+        + short_hard
+        + [abstract for _, abstract in scitldr]
+        + [r[k] for r in cochrane for k in ("abstract", "plain_language_summary")]
+        + texts94
+        + asset_h
+        + asset_e
+    )
+    units = sorted({u for t in every for rule in READING_RULES for u, _ in reading_units(t, rule)})
+    t0 = time.time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # texts past MiniLM's 256 word pieces are cut, as the rule says
+        # each piece placed in the pool as one unit; its arts read back on the pool's scale, as
+        # the default rule reads its sentences' before averaging them
+        placed = score_texts(units, judge="learned:v3", long_texts="whole", formulas=(), data_dir=data_dir)["arts"]
+        texts = list(dict.fromkeys(every))
+        default = dict(
+            zip(texts, np.asarray(score_texts(texts, judge="learned:v3", formulas=(), data_dir=data_dir)["arts_elo"]))
+        )
+    ratings = rating_of_pool_position(load_pool("arts3000", data_dir).ratings, np.asarray(placed, dtype=float))
+    score = dict(zip(units, ratings))
+    print(f"reading rules: {len(units)} pieces scored in {time.time() - t0:.0f} s", file=sys.stderr)
+    out = {}
+    for rule in READING_RULES:
+
+        def v(t: str) -> float:
+            return default[t] if rule == "mean" else weighted_mean(reading_units(t, rule), score.__getitem__)
+
+        elem = [v(t) for t in elementary]
+        out[rule] = {
+            "short_hard": harder_share([v(t) for t in short_hard], elem, easier_if_higher=False),
+            "tldr_easier": float(np.mean([v(tldr) < v(abstract) for tldr, abstract in scitldr])),
+            "cochrane": float(np.mean([v(r["abstract"]) > v(r["plain_language_summary"]) for r in cochrane])),
+            "ose_articles": float(np.mean([v(a) > v(e) for a, e in zip(advanced, elementary)])),
+            "arts94": float(spearmanr([v(t) for t in texts94], human94)[0]),
+            "asset": probes_mod.share_higher(np.array([v(t) for t in asset_h]), np.array([v(t) for t in asset_e])),
+        }
+    return out
+
+
+# ----------------------------------------------------------------------------- part 3: edits
+def edits_part(probes: dict) -> dict:
+    edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
+    before, after = [s for s, _ in edits], [e for _, e in edits]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arts_b = np.asarray(score_texts(before, judge="learned:v3", formulas=())["arts"], dtype=float)
+        arts_a = np.asarray(score_texts(after, judge="learned:v3", formulas=())["arts"], dtype=float)
+    delta = np.abs(arts_a - arts_b)
+    judge = LearnedJudge("v3", progress=False)
+    xb, xa = judge._inputs(before), judge._inputs(after)
+    model, nr = judge.model, judge.model.n_repr
+    base = model.predict(xb)
+    mixed_repr, mixed_feat = xa.copy(), xb.copy()
+    mixed_repr[:, nr:] = xb[:, nr:]
+    mixed_feat[:, nr:] = xa[:, nr:]
+    latent = {
+        "whole edit": np.abs(model.predict(xa) - base),
+        "MiniLM's states only (features kept)": np.abs(model.predict(mixed_repr) - base),
+        "cheap features only (states kept)": np.abs(model.predict(mixed_feat) - base),
+    }
+    familiar = familiar_words()
+    kinds = np.array([edit_kind(s, e, familiar) for s, e in edits])
+    n_words = np.array([len(words(s)) for s in before])
+    groups = {"every edit": np.ones(len(edits), bool)}
+    groups |= {k: kinds == k for k in ("written twice", "familiar word removed", "other word removed")}
+    groups["every edit but an unfamiliar word removed"] = kinds != "other word removed"
+    groups |= {
+        f"sentences of {lo}-{hi - 1} words" if hi < 10_000 else f"sentences of {lo}+ words": (n_words >= lo)
+        & (n_words < hi)
+        for lo, hi in LENGTH_BANDS
+    }
+    by_group = {
+        name: (int(m.sum()), float(np.percentile(delta[m], 99)), float(np.percentile(latent["whole edit"][m], 99)))
+        for name, m in groups.items()
+        if m.any()
+    }
+    slope = float(np.median(delta / np.maximum(latent["whole edit"], 1e-9)))
+    return {
+        "by_group": by_group,
+        "latent": {k: float(np.percentile(d, 99)) for k, d in latent.items()},
+        "slope": slope,
+    }
+
+
+# ----------------------------------------------------------------------------- report
+FIT_COLUMNS = {
+    "gpt4_fold": "GPT-4, held-out fold",
+    "tldr": "TLDR / elementary",
+    "cochrane": "Cochrane same length",
+    "ose": "OneStopEnglish",
+    "readmepp": "README++ val",
+    "readmepp_partial": "README++ partial",
+    "arts94": "ARTS94",
+    "asset": "ASSET",
+}
+READING_COLUMNS = {
+    "short_hard": "short hard text > elementary article (goal .95)",
+    "tldr_easier": "TLDR easier than its abstract (goal .30-.70)",
+    "cochrane": "Cochrane as written (goal .93)",
+    "ose_articles": "OneStopEnglish advanced > elementary article",
+    "arts94": "ARTS94 (goal .83)",
+    "asset": "ASSET (goal .75)",
+}
+
+
+def table(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in body]
+
+
+def report(results: dict, seconds: float) -> str:
+    lines = [
+        "# Directions for a judge that reads words beyond length",
+        "",
+        f"Printed by `benchmarks/judge_directions.py` (see its docstring for each row and figure). "
+        f"Run time {seconds / 60:.0f} minutes on this machine's CPU.",
+    ]
+    if "fit" in results:
+        lines += [
+            "",
+            "## The judge's inputs and fit (fold 0 of the grouped CV held out; README++ val out of sample)",
+            "",
+        ]
+        lines += table(
+            ["row", *FIT_COLUMNS.values()],
+            [[name, *(f"{r[k]:.3f}" for k in FIT_COLUMNS)] for name, r in results["fit"].items()],
+        )
+    if "reading" in results:
+        lines += ["", "## How a text of several sentences is read (learned-3)", ""]
+        lines += table(
+            ["rule", *READING_COLUMNS.values()],
+            [[rule, *(f"{r[k]:.3f}" for k in READING_COLUMNS)] for rule, r in results["reading"].items()],
+        )
+    if "edits" in results:
+        e = results["edits"]
+        lines += ["", "## One-word edits (learned-3): 99th percentile of the change", ""]
+        lines += table(
+            ["edits", "n", "Δarts, absolute (goal .05)", "Δ latent, absolute, Elo"],
+            [[name, str(n), f"{d:.3f}", f"{el:.1f}"] for name, (n, d, el) in e["by_group"].items()],
+        )
+        lines += [
+            "",
+            "The latent change (Elo points, 99th percentile) split by what the edit reaches: "
+            + "; ".join(f"{k} {v:.1f}" for k, v in e["latent"].items())
+            + f". One Elo point is about {e['slope']:.4f} in `arts` here (median over the edits).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
+    ap.add_argument("--dev-dir", default=None, help="development sets (default: $ARTS_DEV_DIR or ../shared/dev)")
+    ap.add_argument("--data-dir", default=None, help="ARTS data folder (default: $ARTS_DATA_DIR or ../shared/arts)")
+    args = ap.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown or not parts:
+        ap.error(f"--parts takes some of {', '.join(PARTS)}; got {args.parts!r}")
+    t0 = time.time()
+    dev_dir = find_dev_dir(args.dev_dir)
+    data_dir = Path(arts_data.find_data_dir(args.data_dir))
+    probes = probes_mod.load_probes(dev_dir, data_dir)
+    results = {}
+    if "fit" in parts:
+        results["fit"] = fit_part(data_dir, dev_dir, probes)
+    if "reading" in parts:
+        results["reading"] = reading_part(data_dir, dev_dir, probes)
+    if "edits" in parts:
+        results["edits"] = edits_part(probes)
+    text = report(results, time.time() - t0)
+    print(text)
+    if set(parts) == set(PARTS):
+        (RESULTS / "judge_directions.md").write_text(text, encoding="utf-8")
+        print(f"written: {RESULTS / 'judge_directions.md'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
