@@ -70,7 +70,6 @@ from __future__ import annotations
 import argparse
 import collections
 import copy
-import json
 import sys
 import time
 import warnings
@@ -87,13 +86,13 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import judge_probes as probes_mod  # noqa: E402
 import train_learned_judge as training  # noqa: E402
-from documents import harder_share, load_scitldr  # noqa: E402
+from documents import _table, harder_share, load_scitldr  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
 from arts_metric.judges.learned.encoder import MAX_WORD_PIECES, load_encoder, transformer  # noqa: E402
-from arts_metric.judges.learned.model import default_weights_dir  # noqa: E402
+from arts_metric.judges.learned.model import default_weights_dir, load_model  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
 from arts_metric.pool import load_pool  # noqa: E402
 from arts_metric.ratings.elo import rating_of_pool_position  # noqa: E402
@@ -110,43 +109,46 @@ LAYER = 4  # learned-3's layer
 FINE_TUNES = ((2.0, 3e-5), (4.0, 1e-4))
 README_WEIGHTS = (2.0, 4.0, 8.0)
 ENSEMBLE_SHARES = (0.25, 0.5)
-READING_RULES = (
-    "mean",
-    "pairs while short, 40 words",
-    "pairs while short, 60 words",
-    "windows of 2",
-    "windows of 3",
-    "whole",
-)
+#: Each rule's name in the report: (how the text is cut, its size: words for "pairs", sentences
+#: for "windows"); see :func:`reading_units`.
+READING_RULES = {
+    "mean": ("mean", 0),
+    "pairs while short, 40 words": ("pairs", 40),
+    "pairs while short, 60 words": ("pairs", 60),
+    "windows of 2": ("windows", 2),
+    "windows of 3": ("windows", 3),
+    "whole": ("whole", 0),
+}
 LENGTH_BANDS = ((1, 10), (10, 20), (20, 40), (40, 10_000))
 
 
 # ----------------------------------------------------------------------------- reading rules
-def reading_units(text: str, rule: str) -> list[tuple[str, float]]:
-    """The pieces of ``text`` the judge reads under ``rule`` (:data:`READING_RULES`), each with
-    its weight in the text's score: its sentences; every run of k consecutive sentences (the
-    whole text when it has at most k); or the text itself, each weighing its words. Under
-    ``"pairs while short, N words"`` the sentences weigh their words and every two adjacent
-    sentences of w words in all are read together too, weighing ``w * max(0, 1 - w / N)``: a
-    pair fades out as it grows, so no length makes the score jump."""
+def reading_units(text: str, cut: str, size: int = 0) -> list[tuple[str, float]]:
+    """The pieces of ``text`` the judge reads, each with its weight in the text's score:
+    ``"mean"``, its sentences; ``"windows"``, every run of ``size`` consecutive sentences (the
+    whole text when it has at most ``size``); ``"whole"``, the text itself; each weighing its
+    words. Under ``"pairs"`` the sentences weigh their words and every two adjacent sentences
+    of w words in all are read together too, weighing ``w * max(0, 1 - w / size)``: a pair
+    fades out as it grows, so no length makes the score jump."""
     sentences = split_sentences(text) or [text]
 
     def weighed(units: list[str]) -> list[tuple[str, float]]:
         return [(u, float(max(len(words(u)), 1))) for u in units]
 
-    if rule == "mean" or len(sentences) == 1:
+    if cut not in ("mean", "pairs", "windows", "whole"):
+        raise ValueError(f"unknown cut {cut!r}")
+    if cut == "mean" or len(sentences) == 1:
         return weighed(sentences)
-    if rule == "whole":
+    if cut == "whole":
         return weighed([text])
-    k = int(rule.split()[2]) if rule.startswith("windows of") else 0
-    if k:
-        if len(sentences) <= k:
+    if cut == "windows":
+        if len(sentences) <= size:
             return weighed([" ".join(sentences)])
-        return weighed([" ".join(sentences[i : i + k]) for i in range(len(sentences) - k + 1)])
-    span = float(rule.split(", ")[1].split()[0])  # "pairs while short, N words"
-    out = weighed(sentences)
-    for (a, wa), (b, wb) in zip(out[: len(sentences)], out[1 : len(sentences)]):
-        fade = max(0.0, 1.0 - (wa + wb) / span)
+        return weighed([" ".join(sentences[i : i + size]) for i in range(len(sentences) - size + 1)])
+    singles = weighed(sentences)
+    out = list(singles)
+    for (a, wa), (b, wb) in zip(singles, singles[1:]):
+        fade = max(0.0, 1.0 - (wa + wb) / size)
         if fade > 0:
             out.append((f"{a} {b}", (wa + wb) * fade))
     return out
@@ -202,26 +204,15 @@ class FitData:
         return np.r_[np.ones(self.n_pool), np.full(len(self.readme_texts), readme_weight)]
 
 
-def _padded(ids: list[list[int]]):
-    import torch
-
-    width = max(map(len, ids))
-    x = torch.zeros(len(ids), width, dtype=torch.long)
-    mask = torch.zeros(len(ids), width)
-    for i, row in enumerate(ids):
-        x[i, : len(row)] = torch.tensor(row)
-        mask[i, : len(row)] = 1.0
-    return x, mask
-
-
 def pooled_states(model, ids: list[list[int]], grad: bool = False):
-    """Mean-pooled hidden states of layer :data:`LAYER` over each text's word pieces."""
+    """Mean-pooled hidden states of layer :data:`LAYER` over each text's word pieces (a padded batch)."""
     import torch
 
-    x, mask = _padded(ids)
+    batch = load_encoder("cpu").tokenizer.pad({"input_ids": ids}, return_tensors="pt")
+    mask = batch["attention_mask"].float()
     with torch.set_grad_enabled(grad):
-        hidden = model(input_ids=x, attention_mask=mask, output_hidden_states=True).hidden_states[LAYER]
-        return (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+        out = model(input_ids=batch["input_ids"], attention_mask=mask, output_hidden_states=True)
+        return (out.hidden_states[LAYER] * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
 
 
 def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
@@ -283,7 +274,7 @@ def encode(model, ids: list[list[int]]) -> np.ndarray:
 
 def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str, float]]:
     fd = FitData(data_dir, dev_dir)
-    meta = json.loads((default_weights_dir("v3") / "model.json").read_text(encoding="utf-8"))["model"]
+    meta = load_model(default_weights_dir("v3")).meta["model"]
     alin = float(meta["alin"])
     rval = readmepp_rows("en", "val", dev_dir)
     vlevel = np.array([r["rating"] for r in rval], dtype=float)
@@ -391,13 +382,15 @@ def reading_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[
         + asset_h
         + asset_e
     )
-    units = sorted({u for t in every for rule in READING_RULES for u, _ in reading_units(t, rule)})
+    units = sorted({u for t in every for cut in READING_RULES.values() for u, _ in reading_units(t, *cut)})
     t0 = time.time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # texts past MiniLM's 256 word pieces are cut, as the rule says
         # each piece placed in the pool as one unit; its arts read back on the pool's scale, as
         # the default rule reads its sentences' before averaging them
         placed = score_texts(units, judge="learned:v3", long_texts="whole", formulas=(), data_dir=data_dir)["arts"]
+        # The default row is compute's own: a sentence without a word placed as a text of its own
+        # is fixed at the top of the scale, while inside a text the judge reads it.
         texts = list(dict.fromkeys(every))
         default = dict(
             zip(texts, np.asarray(score_texts(texts, judge="learned:v3", formulas=(), data_dir=data_dir)["arts_elo"]))
@@ -406,10 +399,10 @@ def reading_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[
     score = dict(zip(units, ratings))
     print(f"reading rules: {len(units)} pieces scored in {time.time() - t0:.0f} s", file=sys.stderr)
     out = {}
-    for rule in READING_RULES:
+    for rule, cut in READING_RULES.items():
 
         def v(t: str) -> float:
-            return default[t] if rule == "mean" else weighted_mean(reading_units(t, rule), score.__getitem__)
+            return default[t] if cut[0] == "mean" else weighted_mean(reading_units(t, *cut), score.__getitem__)
 
         elem = [v(t) for t in elementary]
         out[rule] = {
@@ -429,9 +422,8 @@ def edits_part(probes: dict) -> dict:
     before, after = [s for s, _ in edits], [e for _, e in edits]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        arts_b = np.asarray(score_texts(before, judge="learned:v3", formulas=())["arts"], dtype=float)
-        arts_a = np.asarray(score_texts(after, judge="learned:v3", formulas=())["arts"], dtype=float)
-    delta = np.abs(arts_a - arts_b)
+        arts = np.asarray(score_texts(before + after, judge="learned:v3", formulas=())["arts"], dtype=float)
+    delta = np.abs(arts[len(before) :] - arts[: len(before)])
     judge = LearnedJudge("v3", progress=False)
     xb, xa = judge._inputs(before), judge._inputs(after)
     model, nr = judge.model, judge.model.n_repr
@@ -489,10 +481,6 @@ READING_COLUMNS = {
 }
 
 
-def table(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in body]
-
-
 def report(results: dict, seconds: float) -> str:
     lines = [
         "# Directions for a judge that reads words beyond length",
@@ -506,20 +494,20 @@ def report(results: dict, seconds: float) -> str:
             "## The judge's inputs and fit (fold 0 of the grouped CV held out; README++ val out of sample)",
             "",
         ]
-        lines += table(
+        lines += _table(
             ["row", *FIT_COLUMNS.values()],
             [[name, *(f"{r[k]:.3f}" for k in FIT_COLUMNS)] for name, r in results["fit"].items()],
         )
     if "reading" in results:
         lines += ["", "## How a text of several sentences is read (learned-3)", ""]
-        lines += table(
+        lines += _table(
             ["rule", *READING_COLUMNS.values()],
             [[rule, *(f"{r[k]:.3f}" for k in READING_COLUMNS)] for rule, r in results["reading"].items()],
         )
     if "edits" in results:
         e = results["edits"]
         lines += ["", "## One-word edits (learned-3): 99th percentile of the change", ""]
-        lines += table(
+        lines += _table(
             ["edits", "n", "Δarts, absolute (goal .05)", "Δ latent, absolute, Elo"],
             [[name, str(n), f"{d:.3f}", f"{el:.1f}"] for name, (n, d, el) in e["by_group"].items()],
         )

@@ -1,4 +1,4 @@
-"""benchmarks/judge_directions.py: the reading rules, the edit kinds and the shares."""
+"""benchmarks/judge_directions.py: the reading rules, the weighted mean and the edit kinds."""
 
 from __future__ import annotations
 
@@ -14,17 +14,17 @@ def bench():
 FOUR = "The cat sat. It was warm. The dog came. They slept."
 
 
-def units(bench, text, rule):
-    return [u for u, _ in bench.reading_units(text, rule)]
+def units(bench, text, *cut):
+    return [u for u, _ in bench.reading_units(text, *cut)]
 
 
 def test_windows_are_runs_of_consecutive_sentences_weighing_their_words(bench):
-    assert bench.reading_units(FOUR, "windows of 2") == [
+    assert bench.reading_units(FOUR, "windows", 2) == [
         ("The cat sat. It was warm.", 6.0),
         ("It was warm. The dog came.", 6.0),
         ("The dog came. They slept.", 5.0),
     ]
-    assert units(bench, FOUR, "windows of 3") == [
+    assert units(bench, FOUR, "windows", 3) == [
         "The cat sat. It was warm. The dog came.",
         "It was warm. The dog came. They slept.",
     ]
@@ -38,13 +38,13 @@ def test_mean_reads_sentences_whole_reads_the_text_and_short_texts_are_one_windo
         ("They slept.", 2.0),
     ]
     assert units(bench, FOUR, "whole") == [FOUR]
-    assert units(bench, "The cat sat. It was warm.", "windows of 3") == ["The cat sat. It was warm."]
-    for rule in bench.READING_RULES:
-        assert units(bench, "One sentence only.", rule) == ["One sentence only."]
+    assert units(bench, "The cat sat. It was warm.", "windows", 3) == ["The cat sat. It was warm."]
+    for cut in bench.READING_RULES.values():
+        assert units(bench, "One sentence only.", *cut) == ["One sentence only."]
 
 
 def test_short_pairs_fade_out_as_they_grow(bench):
-    got = bench.reading_units(FOUR, "pairs while short, 10 words")
+    got = bench.reading_units(FOUR, "pairs", 10)
     # the sentences as in the mean, then each adjacent pair weighing w * (1 - w / 10)
     assert got[:4] == bench.reading_units(FOUR, "mean")
     assert got[4:] == [
@@ -53,7 +53,12 @@ def test_short_pairs_fade_out_as_they_grow(bench):
         ("The dog came. They slept.", pytest.approx(5 * 0.5)),
     ]
     # a pair of N words or more is not read together: the rule is then the mean
-    assert bench.reading_units(FOUR, "pairs while short, 5 words") == bench.reading_units(FOUR, "mean")
+    assert bench.reading_units(FOUR, "pairs", 5) == bench.reading_units(FOUR, "mean")
+
+
+def test_an_unknown_cut_is_an_error(bench):
+    with pytest.raises(ValueError, match="unknown cut 'window'"):
+        bench.reading_units(FOUR, "window", 2)
 
 
 def test_weighted_mean_uses_the_units_weights(bench):
