@@ -13,6 +13,13 @@ reach, and how far. Three parts, each on its own:
      (learned-3), 4 or 8;
    - README++ train alone, and the average of the two (standardised scores, README++ alone
      weighing .25 or .5);
+   - the word pieces read apart instead of only through their mean: a linear score of each
+     piece's state (a ridge regression of the targets on the mean-pooled states, whose mean
+     over a text's pieces is the text's fit), summarised per text by its three highest
+     pieces' mean and their 90th percentile, joined to the kernel's inputs (cross-fitted on
+     the training rows, so that no row's target reaches its own inputs); and an attention
+     head over the frozen pieces (each piece a value and an attention logit, plus a linear
+     term of the cheap features; 20 epochs), alone and averaged with learned-3's fit;
    - MiniLM's layers 1-4 fine-tuned on the same rows and targets (a linear head on the
      mean-pooled layer 4, weighted squared error, AdamW, linear warm-up and decay, batches
      of 32 texts of similar length, seed 0), then the same kernel ridge on the fine-tuned
@@ -55,7 +62,7 @@ Sets: those of ``judge_probes.py`` (SciTLDR, Cochrane, OneStopEnglish, README++ 
 ARTS94, ASSET pairwise dev; see its docstring for sources and licences), read at run time;
 no text is stored in the repository or printed.
 
-Writes ``benchmarks/results/judge_directions.md``. About 15 minutes on 2 CPU cores (the
+Writes ``benchmarks/results/judge_directions.md``. About 18 minutes on 2 CPU cores (the
 fine-tuning and the whole-text readings take most of it)::
 
     .venv/bin/python benchmarks/judge_directions.py [--parts fit,reading,edits] [--dev-dir DIR] [--data-dir DIR]
@@ -109,6 +116,12 @@ LAYER = 4  # learned-3's layer
 FINE_TUNES = ((2.0, 3e-5), (4.0, 1e-4))
 README_WEIGHTS = (2.0, 4.0, 8.0)
 ENSEMBLE_SHARES = (0.25, 0.5)
+#: The piece scorer's ridge penalty; the two piece summaries' weight in the kernel's inputs (each
+#: standardised column times this; 3 and 6 were also tried and gave the same figures within .005).
+PIECE_RIDGE_ALPHA = 1000.0
+PIECE_COLUMN_WEIGHT = 10.0
+#: (epochs, learning rate, batch size) of the attention head over frozen word-piece states.
+ATTENTION_FIT = (20, 2e-3, 64)
 #: Each rule's name in the report: (how the text is cut, its size: words for "pairs", sentences
 #: for "windows"); see :func:`reading_units`.
 READING_RULES = {
@@ -204,15 +217,20 @@ class FitData:
         return np.r_[np.ones(self.n_pool), np.full(len(self.readme_texts), readme_weight)]
 
 
-def pooled_states(model, ids: list[list[int]], grad: bool = False):
-    """Mean-pooled hidden states of layer :data:`LAYER` over each text's word pieces (a padded batch)."""
+def pooled_states(model, ids: list[list[int]], grad: bool = False, pieces: list | None = None):
+    """Mean-pooled hidden states of layer :data:`LAYER` over each text's word pieces (a padded
+    batch). With ``pieces`` (a list), each text's states of its word pieces, without the
+    tokenizer's opening and closing marks, are appended to it as a float32 array."""
     import torch
 
     batch = load_encoder("cpu").tokenizer.pad({"input_ids": ids}, return_tensors="pt")
     mask = batch["attention_mask"].float()
     with torch.set_grad_enabled(grad):
         out = model(input_ids=batch["input_ids"], attention_mask=mask, output_hidden_states=True)
-        return (out.hidden_states[LAYER] * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+        states = out.hidden_states[LAYER]
+        if pieces is not None:
+            pieces.extend(states[k, 1 : len(r) - 1].numpy().astype(np.float32) for k, r in enumerate(ids))
+        return (states * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
 
 
 def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
@@ -263,13 +281,69 @@ def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
     return model
 
 
-def encode(model, ids: list[list[int]]) -> np.ndarray:
+def encode(model, ids: list[list[int]], pieces: list | None = None) -> np.ndarray:
+    """Mean-pooled layer :data:`LAYER` of each text; with ``pieces`` (an empty list), also
+    each text's word-piece states, in the texts' order."""
     order = np.argsort([len(r) for r in ids], kind="stable")
     out = np.zeros((len(ids), model.config.hidden_size))
+    by_row: list = []
     for i in range(0, len(order), 64):
         rows = order[i : i + 64]
-        out[rows] = pooled_states(model, [ids[j] for j in rows]).numpy()
+        out[rows] = pooled_states(model, [ids[j] for j in rows], pieces=None if pieces is None else by_row).numpy()
+    if pieces is not None:
+        back = np.empty(len(order), dtype=int)
+        back[order] = np.arange(len(order))
+        pieces.extend(by_row[k] for k in back)
     return out
+
+
+# ------------------------------------------------------------- word pieces instead of their mean
+def piece_scorer(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, float]:
+    """A linear score of one word piece's state, ``state @ w + b``: a ridge regression
+    (alpha :data:`PIECE_RIDGE_ALPHA`, standardised columns, dead ones dropped) of the targets
+    on the texts' mean-pooled states, whose mean over a text's pieces is the text's fit."""
+    from sklearn.linear_model import Ridge
+
+    std = training.Standardiser(x)
+    keep = np.isfinite(std.scale)
+    fit = Ridge(alpha=PIECE_RIDGE_ALPHA).fit(std(x)[:, keep], y, sample_weight=weight)
+    w = np.zeros(x.shape[1])
+    w[keep] = fit.coef_ / std.scale[keep]
+    return w, float(fit.intercept_ - std.mean @ w)
+
+
+def piece_summaries(pieces: Sequence[np.ndarray], w: np.ndarray, b: float) -> np.ndarray:
+    """``(n, 2)``: the mean of a text's three highest piece scores and their 90th percentile
+    (a text without a piece: ``b`` for both), where one piece's score is ``state @ w + b``."""
+    out = np.full((len(pieces), 2), b, dtype=float)
+    for i, p in enumerate(pieces):
+        if len(p):
+            s = p.astype(np.float64) @ w + b
+            out[i] = np.sort(s)[::-1][:3].mean(), np.quantile(s, 0.9)
+    return out
+
+
+def attention_head(n_inputs: int, n_features: int, hidden: int = 64):
+    """Each word piece's state gives a value (a one-hidden-layer network) and an attention
+    logit (linear); a text is the softmax-weighted sum of its pieces' values plus a linear
+    term of its cheap features."""
+    import torch
+
+    class Head(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.value = torch.nn.Sequential(
+                torch.nn.Dropout(0.1), torch.nn.Linear(n_inputs, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, 1)
+            )
+            self.logit = torch.nn.Linear(n_inputs, 1)
+            self.features = torch.nn.Linear(n_features, 1)
+
+        def forward(self, states, mask, features):
+            logits = self.logit(states).squeeze(-1).masked_fill(mask == 0, -1e9)
+            value = (torch.softmax(logits, -1) * self.value(states).squeeze(-1)).sum(1)
+            return value + self.features(features).squeeze(-1)
+
+    return Head()
 
 
 def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str, float]]:
@@ -316,17 +390,27 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
         )
         return out
 
-    def kernel(x: np.ndarray, rows: Sequence[int], y: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    def kernel(
+        x: np.ndarray, rows: Sequence[int], y: np.ndarray, weight: np.ndarray | None, extra: np.ndarray | None = None
+    ) -> np.ndarray:
+        """learned-3's kernel ridge on ``x``; ``extra`` columns join the inputs standardised
+        and multiplied by :data:`PIECE_COLUMN_WEIGHT`."""
+        if extra is not None:
+            x = np.hstack([x, extra])
         std = training.Standardiser(x[rows])
+        zx = std(x)
+        if extra is not None:
+            zx[:, -extra.shape[1] :] *= PIECE_COLUMN_WEIGHT
         g = float(meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
-        params = training.fit_kernel(
-            std(x[rows]), y, alin, g, 1.0, n_repr=x.shape[1] - feats.shape[1], sample_weight=weight
-        )
-        return training.predict_kernel(params, std(x))
+        n_repr = x.shape[1] - feats.shape[1] - (0 if extra is None else extra.shape[1])
+        params = training.fit_kernel(zx[rows], y, alin, g, 1.0, n_repr=n_repr, sample_weight=weight)
+        return training.predict_kernel(params, zx)
 
     rows: dict[str, dict[str, float]] = {}
     t0 = time.time()
-    x = np.hstack([encode(transformer(LAYER, "cpu"), ids), feats])
+    pieces: list[np.ndarray] = []
+    pooled = encode(transformer(LAYER, "cpu"), ids, pieces)
+    x = np.hstack([pooled, feats])
     print(f"frozen MiniLM: {len(texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)
     preds = {}
     for rw in README_WEIGHTS:
@@ -347,6 +431,17 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
         rows[f"average of the two, README++ alone weighing {a:g}"] = measure(
             (1 - a) * z(preds[training.README_WEIGHT]) + a * z(alone)
         )
+    readme_w = fd.weights(training.README_WEIGHT)
+    rows["hardest word pieces joined to the inputs (top-3 mean, 90th percentile)"] = measure(
+        kernel(x, train_rows, fd.train_y, readme_w, cross_fitted_summaries(pooled, pieces, train_rows, fd, readme_w))
+    )
+    t0 = time.time()
+    head = fit_attention(pieces, feats, train_rows, fd.train_y, readme_w)
+    print(f"attention head: {time.time() - t0:.0f} s", file=sys.stderr)
+    rows["attention over word pieces (a head on frozen layer 4)"] = measure(head)
+    rows["average of learned-3's fit and the attention head"] = measure(
+        0.5 * z(preds[training.README_WEIGHT]) + 0.5 * z(head)
+    )
     for epochs, lr in FINE_TUNES:
         t0 = time.time()
         model = fine_tune(fd, tokenize, epochs, lr)
@@ -356,6 +451,76 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
         )
         print(f"fine-tune {epochs:g} epochs, lr {lr:g}: {time.time() - t0:.0f} s", file=sys.stderr)
     return rows
+
+
+def cross_fitted_summaries(
+    pooled: np.ndarray, pieces: list[np.ndarray], train_rows: Sequence[int], fd: FitData, weight: np.ndarray
+) -> np.ndarray:
+    """:func:`piece_summaries` of every text: a training row's from a scorer fitted on the other
+    folds (5, seed :data:`SEED`), so that no row's own target reaches its inputs; every other
+    text's from a scorer fitted on all training rows."""
+    from sklearn.model_selection import KFold
+
+    train_rows = np.asarray(train_rows)
+    out = piece_summaries(pieces, *piece_scorer(pooled[train_rows], fd.train_y, weight))
+    for fit, held in KFold(training.FOLDS, shuffle=True, random_state=SEED).split(train_rows):
+        w, b = piece_scorer(pooled[train_rows[fit]], fd.train_y[fit], weight[fit])
+        out[train_rows[held]] = piece_summaries([pieces[i] for i in train_rows[held]], w, b)
+    return out
+
+
+def fit_attention(
+    pieces: list[np.ndarray], feats: np.ndarray, train_rows: Sequence[int], y: np.ndarray, weight: np.ndarray
+) -> np.ndarray:
+    """:func:`attention_head` fitted on the training rows (weighted squared error on targets in
+    pool standard deviations, AdamW, one-cycle schedule, batches of texts of similar length,
+    seed :data:`SEED`); its prediction for every text."""
+    import torch
+
+    epochs, lr, size = ATTENTION_FIT
+    torch.manual_seed(SEED)
+    rng = np.random.default_rng(SEED)
+    train_rows = np.asarray(train_rows)
+    every = np.concatenate([pieces[i] for i in train_rows if len(pieces[i])])
+    mu, sd = every.mean(0), every.std(0) + 1e-3
+    fstd = training.Standardiser(feats[train_rows])
+    f = np.where(np.isfinite(fstd.scale), fstd(feats), 0.0)
+
+    def batch(rows: Sequence[int]):
+        n = max(1, max(len(pieces[i]) for i in rows))
+        states = np.zeros((len(rows), n, mu.size), np.float32)
+        mask = np.zeros((len(rows), n), np.float32)
+        mask[:, 0] = 1.0  # a text without a piece reads one zero state
+        for k, i in enumerate(rows):
+            states[k, : len(pieces[i])] = (pieces[i] - mu) / sd
+            mask[k, : len(pieces[i])] = 1.0
+        return torch.tensor(states), torch.tensor(mask), torch.tensor(f[rows], dtype=torch.float32)
+
+    head = attention_head(mu.size, feats.shape[1])
+    target = torch.tensor((y - training.START_RATING) / 36.0, dtype=torch.float32)  # a pool SD is ~36 Elo
+    w = torch.tensor(weight, dtype=torch.float32)
+    by_length = np.argsort([len(pieces[i]) for i in train_rows], kind="stable")
+    batches = [by_length[i : i + size] for i in range(0, len(by_length), size)]
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * len(batches))
+    for _ in range(epochs):
+        head.train()
+        for b in rng.permutation(len(batches)):
+            rows = batches[b]
+            pred = head(*batch(train_rows[rows]))
+            loss = (w[rows] * (pred - target[rows]) ** 2).sum() / w[rows].sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+    head.eval()
+    out = np.zeros(len(pieces))
+    order = np.argsort([len(p) for p in pieces], kind="stable")
+    with torch.no_grad():
+        for i in range(0, len(order), 256):
+            rows = order[i : i + 256]
+            out[rows] = head(*batch(rows)).numpy()
+    return out
 
 
 # ----------------------------------------------------------------------------- part 2: reading

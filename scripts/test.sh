@@ -12,6 +12,6 @@ bash scripts/install.sh
 # Test processes in parallel (pytest-xdist): one a core, at most 8, or ARTS_TEST_WORKERS (one
 # more than the cores was slower: the Ray tests' actors starve). The tests of a module marked
 # xdist_group (a Ray cluster, the Space) run in one process. Arguments go to pytest.
-workers="${ARTS_TEST_WORKERS:-$(nproc)}"
+workers="${ARTS_TEST_WORKERS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}"
 (( workers <= 8 )) || workers=8
 exec .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@"

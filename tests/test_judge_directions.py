@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from repo_scripts import load_script
 
@@ -81,3 +82,40 @@ def test_familiar_words_is_the_dale_chall_list(bench):
     words = bench.familiar_words()
     assert {"cat", "mother", "school"} <= words
     assert "asymptomatic" not in words and 2900 < len(words) < 3100
+
+
+def test_piece_summaries_are_the_top_three_mean_and_the_90th_percentile(bench):
+    w = np.array([1.0, 0.0])
+    pieces = [np.array([[1.0, 5.0], [4.0, 0.0], [2.0, 0.0], [3.0, 0.0]], dtype=np.float32), np.zeros((0, 2))]
+    got = bench.piece_summaries(pieces, w, 10.0)
+    # scores 11, 14, 12, 13: the three highest average 13; the 90th percentile interpolates 13.7
+    assert got[0] == pytest.approx([13.0, 13.7])
+    assert got[1].tolist() == [10.0, 10.0]  # no piece: the intercept
+
+
+def test_the_piece_scorer_is_the_texts_fit_read_per_piece(bench):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 5))
+    y = x @ np.array([3.0, -2.0, 0.0, 1.0, 0.5]) + 7.0
+    x[:, 2] = 1.0  # a dead column is dropped, not divided by zero
+    w, b = bench.piece_scorer(x, y, np.ones(200))
+    assert w[2] == 0.0
+    assert np.corrcoef(x @ w + b, y)[0, 1] > 0.99
+    # a text's pieces average to its pooled state, so their scores average to its fit
+    pieces = rng.normal(size=(4, 5))
+    assert (pieces @ w + b).mean() == pytest.approx(pieces.mean(0) @ w + b)
+
+
+def test_the_attention_head_ignores_masked_pieces(bench):
+    import torch
+
+    torch.manual_seed(0)
+    head = bench.attention_head(4, 3, hidden=8).eval()
+    states = torch.randn(1, 3, 4)
+    features = torch.randn(1, 3)
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    other = states.clone()
+    other[0, 2] = 100.0  # what stands in a masked slot does not matter
+    with torch.no_grad():
+        assert head(states, mask, features).item() == pytest.approx(head(other, mask, features).item())
+        assert head(states[:, :2], mask[:, :2], features).item() == pytest.approx(head(states, mask, features).item())
