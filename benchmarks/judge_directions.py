@@ -20,6 +20,10 @@ reach, and how far. Three parts, each on its own:
      the training rows, so that no row's target reaches its own inputs); and an attention
      head over the frozen pieces (each piece a value and an attention logit, plus a linear
      term of the cheap features; 20 epochs), alone and averaged with learned-3's fit;
+   - half the Cochrane reviews (the even-numbered ones of ``cochrane_pls_val.jsonl``) joined
+     to the training rows, weighing 1 each: every abstract sentence's target is learned-3's
+     fit of it (fold 0 out, without Cochrane) plus 20 or 40 Elo points, every
+     plain-language-summary sentence's that fit minus as much;
    - MiniLM's layers 1-4 fine-tuned on the same rows and targets (a linear head on the
      mean-pooled layer 4, weighted squared error, AdamW, linear warm-up and decay, batches
      of 32 texts of similar length, seed 0), then the same kernel ridge on the fine-tuned
@@ -31,7 +35,11 @@ reach, and how far. Three parts, each on its own:
    ARTS94 and the ASSET pairs with each text the mean of its sentences' scores weighted by
    words. These rows have no shipped pool scores to place texts against, so a text's value
    is the weighted mean of its sentences' latent scores, not of their placed ratings as in
-   ``compute``: ARTS94 and ASSET differ from ``judge_probes.py``'s in the second digit. Every
+   ``compute``: ARTS94 and ASSET differ from ``judge_probes.py``'s in the second digit. Two
+   more columns read the odd-numbered Cochrane reviews only, which no row trains on (their
+   sentences also found in an even-numbered review left out): abstract against summary
+   sentences of the same length, and each abstract against its summary as written; the
+   formulas' figures on that half are printed below the table. Every
    other figure is a share or a rank correlation of single sentences, the same on the latent
    scale as on ``arts``. ARTS94 and ASSET are read for information; nothing
    is chosen on them.
@@ -106,6 +114,7 @@ from arts_metric.ratings.elo import rating_of_pool_position  # noqa: E402
 from arts_metric.ratings.stats import partial_spearman  # noqa: E402
 from arts_metric.scoring.api import score_texts  # noqa: E402
 from arts_metric.text.features import text_features, words  # noqa: E402
+from arts_metric.text.formulas import compute_formulas  # noqa: E402
 from arts_metric.text.sentences import split_sentences  # noqa: E402
 
 SEED = 0
@@ -122,6 +131,9 @@ PIECE_RIDGE_ALPHA = 1000.0
 PIECE_COLUMN_WEIGHT = 10.0
 #: (epochs, learning rate, batch size) of the attention head over frozen word-piece states.
 ATTENTION_FIT = (20, 2e-3, 64)
+#: Elo points by which a trained-on Cochrane abstract sentence's target is set above the fit
+#: without Cochrane, and a plain-language-summary sentence's below it.
+COCHRANE_NUDGES = (20.0, 40.0)
 #: Each rule's name in the report: (how the text is cut, its size: words for "pairs", sentences
 #: for "windows"); see :func:`reading_units`.
 READING_RULES = {
@@ -171,6 +183,24 @@ def weighted_mean(units: Sequence[tuple[str, float]], score: Callable[[str], flo
     """Mean of the units' scores, each ``(unit, weight)``."""
     w = np.array([weight for _, weight in units], dtype=float)
     return float(np.dot(w, [score(u) for u, _ in units]) / w.sum())
+
+
+def cochrane_halves(reviews: Sequence[dict]) -> dict[str, list]:
+    """The Cochrane reviews split in two by their place in the file: the even-numbered ones to
+    train on (``train_abstract``, ``train_summary``: their sentences), the odd-numbered ones
+    held out (``held_reviews``; ``held_abstract``, ``held_summary``: their sentences, less
+    any sentence also found in a training review, such as a stock phrase)."""
+    train, held = list(reviews[0::2]), list(reviews[1::2])
+
+    def sentences(rows: Sequence[dict], key: str) -> list[str]:
+        return [x for r in rows for x in split_sentences(r[key])]
+
+    out = {"train_abstract": sentences(train, "abstract"), "train_summary": sentences(train, "plain_language_summary")}
+    seen = set(out["train_abstract"]) | set(out["train_summary"])
+    out["held_abstract"] = [x for x in sentences(held, "abstract") if x not in seen]
+    out["held_summary"] = [x for x in sentences(held, "plain_language_summary") if x not in seen]
+    out["held_reviews"] = held
+    return out
 
 
 # ----------------------------------------------------------------------------- one-word edits
@@ -358,6 +388,9 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
     docs = texts94 + asset_h + asset_e
     needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
     needed += [s for t in docs for s in split_sentences(t)]
+    halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
+    held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
+    needed += [x for key in halves if key != "held_reviews" for x in halves[key]]
     texts = list(dict.fromkeys(fd.texts + fd.readme_texts + vtexts + needed))
     pos = {t: i for i, t in enumerate(texts)}
     tok = load_encoder("cpu").tokenizer
@@ -387,6 +420,13 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
         out["arts94"] = float(spearmanr([doc(t) for t in texts94], human94)[0])
         out["asset"] = probes_mod.share_higher(
             np.array([doc(t) for t in asset_h]), np.array([doc(t) for t in asset_e])
+        )
+        out["cochrane_held"] = probes_mod.share_higher(
+            np.array([v[halves["held_abstract"][i]] for i in held_pairs[:, 0]]),
+            np.array([v[halves["held_summary"][j]] for j in held_pairs[:, 1]]),
+        )
+        out["cochrane_written_held"] = float(
+            np.mean([doc(r["abstract"]) > doc(r["plain_language_summary"]) for r in halves["held_reviews"]])
         )
         return out
 
@@ -442,6 +482,21 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
     rows["average of learned-3's fit and the attention head"] = measure(
         0.5 * z(preds[training.README_WEIGHT]) + 0.5 * z(head)
     )
+    # Half the Cochrane reviews join the training rows: each sentence's target is learned-3's
+    # fit of it moved up (an abstract's) or down (a summary's) by the nudge, so the rows say
+    # which register is harder without putting Cochrane on a scale of its own.
+    crows = [pos[t] for t in halves["train_abstract"] + halves["train_summary"]]
+    side = np.r_[np.ones(len(halves["train_abstract"])), -np.ones(len(halves["train_summary"]))]
+    for nudge in COCHRANE_NUDGES:
+        fit = kernel(
+            x,
+            [*train_rows, *crows],
+            np.r_[fd.train_y, preds[training.README_WEIGHT][crows] + nudge * side],
+            np.r_[readme_w, np.ones(len(crows))],
+        )
+        row = measure(fit)
+        row["cochrane"] = float("nan")  # trained on half of these reviews: not out of sample
+        rows[f"half the Cochrane reviews trained on, nudged {nudge:g} Elo"] = row
     for epochs, lr in FINE_TUNES:
         t0 = time.time()
         model = fine_tune(fd, tokenize, epochs, lr)
@@ -635,6 +690,8 @@ FIT_COLUMNS = {
     "readmepp_partial": "README++ partial",
     "arts94": "ARTS94",
     "asset": "ASSET",
+    "cochrane_held": "Cochrane same length, held-out half",
+    "cochrane_written_held": "Cochrane as written, held-out half",
 }
 READING_COLUMNS = {
     "short_hard": "short hard text > elementary article (goal .95)",
@@ -644,6 +701,31 @@ READING_COLUMNS = {
     "arts94": "ARTS94 (goal .83)",
     "asset": "ASSET (goal .75)",
 }
+
+
+def _figure(value: float) -> str:
+    return "—" if np.isnan(value) else f"{value:.3f}"
+
+
+def held_out_formulas(dev_dir: Path) -> dict[str, tuple[float, float]]:
+    """FKGL, FRE (negated: higher = harder) and Dale-Chall on the held-out Cochrane half: the
+    same-length share and the as-written share (abstract harder than its summary)."""
+    halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
+    pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
+    n = len(halves["held_abstract"])
+    reviews = halves["held_reviews"]
+    sentences = compute_formulas(halves["held_abstract"] + halves["held_summary"], ("fkgl", "fre", "dale_chall"))
+    whole = compute_formulas(
+        [r["abstract"] for r in reviews] + [r["plain_language_summary"] for r in reviews],
+        ("fkgl", "fre", "dale_chall"),
+    )
+    out = {}
+    for name in sentences:
+        sign = -1.0 if name == "fre" else 1.0
+        a, b = sign * sentences[name][:n], sign * sentences[name][n:]
+        wa, wb = sign * whole[name][: len(reviews)], sign * whole[name][len(reviews) :]
+        out[name] = (probes_mod.share_higher(a[pairs[:, 0]], b[pairs[:, 1]]), probes_mod.share_higher(wa, wb))
+    return out
 
 
 def report(results: dict, seconds: float) -> str:
@@ -661,8 +743,16 @@ def report(results: dict, seconds: float) -> str:
         ]
         lines += _table(
             ["row", *FIT_COLUMNS.values()],
-            [[name, *(f"{r[k]:.3f}" for k in FIT_COLUMNS)] for name, r in results["fit"].items()],
+            [[name, *(_figure(r[k]) for k in FIT_COLUMNS)] for name, r in results["fit"].items()],
         )
+        f = results["fit_formulas"]
+        lines += [
+            "",
+            "The Cochrane figures of the held-out half (the odd-numbered reviews; sentences also found "
+            f"in an even-numbered review left out), by the formulas: same length FKGL {f['fkgl'][0]:.3f}, "
+            f"FRE {f['fre'][0]:.3f}, Dale-Chall {f['dale_chall'][0]:.3f}; as written Dale-Chall "
+            f"{f['dale_chall'][1]:.3f}. A row trained on Cochrane has no all-reviews figure (—).",
+        ]
     if "reading" in results:
         lines += ["", "## How a text of several sentences is read (learned-3)", ""]
         lines += _table(
@@ -702,6 +792,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     if "fit" in parts:
         results["fit"] = fit_part(data_dir, dev_dir, probes)
+        results["fit_formulas"] = held_out_formulas(dev_dir)
     if "reading" in parts:
         results["reading"] = reading_part(data_dir, dev_dir, probes)
     if "edits" in parts:
