@@ -39,7 +39,10 @@ reach, and how far. Three parts, each on its own:
    more columns read the odd-numbered Cochrane reviews only, which no row trains on (their
    sentences also found in an even-numbered review left out): abstract against summary
    sentences of the same length, and each abstract against its summary as written; the
-   formulas' figures on that half are printed below the table. Every
+   formulas' figures on that half are printed below the table. The last column is the
+   99th percentile of how far the one-word edits of ``--parts edits`` move a sentence's
+   position among the row's own values of the GPT-4 pool texts (``arts`` is a position in
+   the pool; goal .05), so that rows on different scales compare. Every
    other figure is a share or a rank correlation of single sentences, the same on the latent
    scale as on ``arts``. ARTS94 and ASSET are read for information; nothing
    is chosen on them.
@@ -183,6 +186,19 @@ def weighted_mean(units: Sequence[tuple[str, float]], score: Callable[[str], flo
     """Mean of the units' scores, each ``(unit, weight)``."""
     w = np.array([weight for _, weight in units], dtype=float)
     return float(np.dot(w, [score(u) for u, _ in units]) / w.sum())
+
+
+def edit_moves(pool: np.ndarray, pairs: Sequence[tuple[float, float]]) -> float:
+    """99th percentile of how far one-word edits move a sentence's position among ``pool`` (a
+    row's values of the GPT-4 pool texts): ``arts`` is a text's position in the pool, so this
+    is the change in ``arts`` the row would give, on any row's own scale."""
+    ranked = np.sort(pool)
+
+    def position(x: np.ndarray) -> np.ndarray:
+        return np.searchsorted(ranked, x) / ranked.size
+
+    before, after = np.array(pairs, dtype=float).T
+    return float(np.percentile(np.abs(position(after) - position(before)), 99))
 
 
 def cochrane_halves(reviews: Sequence[dict]) -> dict[str, list]:
@@ -391,6 +407,8 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
     halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
     held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
     needed += [x for key in halves if key != "held_reviews" for x in halves[key]]
+    edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
+    needed += [t for edit in edits for t in edit]
     texts = list(dict.fromkeys(fd.texts + fd.readme_texts + vtexts + needed))
     pos = {t: i for i, t in enumerate(texts)}
     tok = load_encoder("cpu").tokenizer
@@ -428,6 +446,7 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
         out["cochrane_written_held"] = float(
             np.mean([doc(r["abstract"]) > doc(r["plain_language_summary"]) for r in halves["held_reviews"]])
         )
+        out["edits"] = edit_moves(pred[[pos[t] for t in fd.texts]], [(v[a], v[b]) for a, b in edits])
         return out
 
     def kernel(
@@ -692,6 +711,7 @@ FIT_COLUMNS = {
     "asset": "ASSET",
     "cochrane_held": "Cochrane same length, held-out half",
     "cochrane_written_held": "Cochrane as written, held-out half",
+    "edits": "one-word edits, 99th pct of the move in pool position",
 }
 READING_COLUMNS = {
     "short_hard": "short hard text > elementary article (goal .95)",

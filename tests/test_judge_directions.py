@@ -143,3 +143,12 @@ def test_the_report_marks_a_figure_that_is_not_out_of_sample(bench):
     )
     assert "| a | 0.500 |" in text and "| b | 0.500 | 0.500 | — |" in text
     assert "Dale-Chall 0.600" in text and "as written Dale-Chall 0.900" in text
+
+
+def test_edit_moves_are_changes_of_position_among_the_pool(bench):
+    pool = np.arange(100.0)  # values 0..99: a value's position is the share of the pool below it
+    # 100 edits: 99 move by 2 positions, one by 30; the 99th percentile interpolates between them
+    pairs = [(10.5, 12.5)] * 99 + [(50.5, 20.5)]
+    assert bench.edit_moves(pool, pairs) == pytest.approx(0.02 + 0.01 * (0.30 - 0.02), abs=1e-9)
+    # the scale of the values does not matter, only their order
+    assert bench.edit_moves(36 * pool, [(36 * a, 36 * b) for a, b in pairs]) == bench.edit_moves(pool, pairs)
