@@ -117,7 +117,6 @@ from arts_metric.ratings.elo import rating_of_pool_position  # noqa: E402
 from arts_metric.ratings.stats import partial_spearman  # noqa: E402
 from arts_metric.scoring.api import score_texts  # noqa: E402
 from arts_metric.text.features import text_features, words  # noqa: E402
-from arts_metric.text.formulas import compute_formulas  # noqa: E402
 from arts_metric.text.sentences import split_sentences  # noqa: E402
 
 SEED = 0
@@ -350,11 +349,9 @@ def piece_scorer(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.n
     on the texts' mean-pooled states, whose mean over a text's pieces is the text's fit."""
     from sklearn.linear_model import Ridge
 
-    std = training.Standardiser(x)
-    keep = np.isfinite(std.scale)
-    fit = Ridge(alpha=PIECE_RIDGE_ALPHA).fit(std(x)[:, keep], y, sample_weight=weight)
-    w = np.zeros(x.shape[1])
-    w[keep] = fit.coef_ / std.scale[keep]
+    std = training.Standardiser(x)  # a dead column standardises to 0 and gets weight 0
+    fit = Ridge(alpha=PIECE_RIDGE_ALPHA).fit(std(x), y, sample_weight=weight)
+    w = fit.coef_ / std.scale
     return w, float(fit.intercept_ - std.mean @ w)
 
 
@@ -392,7 +389,7 @@ def attention_head(n_inputs: int, n_features: int, hidden: int = 64):
     return Head()
 
 
-def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str, float]]:
+def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> dict[str, dict[str, float]]:
     fd = FitData(data_dir, dev_dir)
     meta = load_model(default_weights_dir("v3")).meta["model"]
     alin = float(meta["alin"])
@@ -404,7 +401,6 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict) -> dict[str, dict[str,
     docs = texts94 + asset_h + asset_e
     needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
     needed += [s for t in docs for s in split_sentences(t)]
-    halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
     held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
     needed += [x for key in halves if key != "held_reviews" for x in halves[key]]
     edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
@@ -557,8 +553,7 @@ def fit_attention(
     train_rows = np.asarray(train_rows)
     every = np.concatenate([pieces[i] for i in train_rows if len(pieces[i])])
     mu, sd = every.mean(0), every.std(0) + 1e-3
-    fstd = training.Standardiser(feats[train_rows])
-    f = np.where(np.isfinite(fstd.scale), fstd(feats), 0.0)
+    f = training.Standardiser(feats[train_rows])(feats)  # a dead feature standardises to 0
 
     def batch(rows: Sequence[int]):
         n = max(1, max(len(pieces[i]) for i in rows))
@@ -727,25 +722,21 @@ def _figure(value: float) -> str:
     return "—" if np.isnan(value) else f"{value:.3f}"
 
 
-def held_out_formulas(dev_dir: Path) -> dict[str, tuple[float, float]]:
-    """FKGL, FRE (negated: higher = harder) and Dale-Chall on the held-out Cochrane half: the
-    same-length share and the as-written share (abstract harder than its summary)."""
-    halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
+def held_out_formulas(halves: dict[str, list]) -> dict[str, tuple[float, float]]:
+    """``judge_probes.py``'s formulas (FKGL, FRE negated, Dale-Chall: higher = harder) on the
+    held-out Cochrane half: the same-length share and the as-written share (abstract harder
+    than its summary)."""
     pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
-    n = len(halves["held_abstract"])
-    reviews = halves["held_reviews"]
-    sentences = compute_formulas(halves["held_abstract"] + halves["held_summary"], ("fkgl", "fre", "dale_chall"))
-    whole = compute_formulas(
-        [r["abstract"] for r in reviews] + [r["plain_language_summary"] for r in reviews],
-        ("fkgl", "fre", "dale_chall"),
-    )
-    out = {}
-    for name in sentences:
-        sign = -1.0 if name == "fre" else 1.0
-        a, b = sign * sentences[name][:n], sign * sentences[name][n:]
-        wa, wb = sign * whole[name][: len(reviews)], sign * whole[name][len(reviews) :]
-        out[name] = (probes_mod.share_higher(a[pairs[:, 0]], b[pairs[:, 1]]), probes_mod.share_higher(wa, wb))
-    return out
+    n, reviews = len(halves["held_abstract"]), halves["held_reviews"]
+    sentences = probes_mod.values(halves["held_abstract"] + halves["held_summary"], None)
+    whole = probes_mod.values([r[k] for k in ("abstract", "plain_language_summary") for r in reviews], None)
+    return {
+        name: (
+            probes_mod.share_higher(sentences[name][:n][pairs[:, 0]], sentences[name][n:][pairs[:, 1]]),
+            probes_mod.share_higher(whole[name][: len(reviews)], whole[name][len(reviews) :]),
+        )
+        for name in probes_mod.FORMULA_ROWS.values()
+    }
 
 
 def report(results: dict, seconds: float) -> str:
@@ -769,9 +760,9 @@ def report(results: dict, seconds: float) -> str:
         lines += [
             "",
             "The Cochrane figures of the held-out half (the odd-numbered reviews; sentences also found "
-            f"in an even-numbered review left out), by the formulas: same length FKGL {f['fkgl'][0]:.3f}, "
-            f"FRE {f['fre'][0]:.3f}, Dale-Chall {f['dale_chall'][0]:.3f}; as written Dale-Chall "
-            f"{f['dale_chall'][1]:.3f}. A row trained on Cochrane has no all-reviews figure (—).",
+            f"in an even-numbered review left out), by the formulas: same length FKGL {f['FKGL'][0]:.3f}, "
+            f"FRE {f['FRE'][0]:.3f}, Dale-Chall {f['Dale-Chall'][0]:.3f}; as written Dale-Chall "
+            f"{f['Dale-Chall'][1]:.3f}. A row trained on Cochrane has no all-reviews figure (—).",
         ]
     if "reading" in results:
         lines += ["", "## How a text of several sentences is read (learned-3)", ""]
@@ -811,8 +802,9 @@ def main(argv: list[str] | None = None) -> int:
     probes = probes_mod.load_probes(dev_dir, data_dir)
     results = {}
     if "fit" in parts:
-        results["fit"] = fit_part(data_dir, dev_dir, probes)
-        results["fit_formulas"] = held_out_formulas(dev_dir)
+        halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
+        results["fit"] = fit_part(data_dir, dev_dir, probes, halves)
+        results["fit_formulas"] = held_out_formulas(halves)
     if "reading" in parts:
         results["reading"] = reading_part(data_dir, dev_dir, probes)
     if "edits" in parts:

@@ -17,7 +17,7 @@ cores="$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)"
 workers="${ARTS_TEST_WORKERS:-$cores}"
 (( workers <= 8 )) || workers=8
 # Each test process's math libraries (torch, OpenBLAS, in its subprocesses and Ray actors too)
-# get cores / workers threads, unless OMP_NUM_THREADS is set: two processes of two threads each
-# on two cores waited on each other (the suite: 615 s, against 576 s with one thread each).
+# get cores / workers threads, unless OMP_NUM_THREADS is set: more threads than cores in all
+# only wait on each other.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( cores / workers > 1 ? cores / workers : 1 ))}"
 exec .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@"

