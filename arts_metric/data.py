@@ -77,6 +77,42 @@ def find_dev_dir(dev_dir: str | os.PathLike | None = None) -> Path:
     )
 
 
+def split_cochrane_reviews(reviews: list[dict]) -> dict[str, list]:
+    """Cochrane reviews (rows of ``cochrane_pls_val.jsonl``) split in two by their place in
+    the list, the split learned-4 is trained and measured on.
+
+    Returns ``train_reviews`` (the even-numbered rows, 0, 2, ...; learned-4 trains on their
+    sentences), ``train_abstract`` and ``train_summary`` (those reviews' sentences, in order),
+    ``held_reviews`` (the odd-numbered rows, which no shipped judge is fitted on), and
+    ``held_abstract`` and ``held_summary``: the held-out reviews' sentences less any sentence
+    also found in a training review (a stock phrase such as a heading), so that a probe of
+    held-out sentences reads none a judge was fitted on.
+    """
+    from arts_metric.text.sentences import split_sentences
+
+    train, held = list(reviews[0::2]), list(reviews[1::2])
+
+    def sentences(rows: list[dict], key: str) -> list[str]:
+        return [x for r in rows for x in split_sentences(r[key])]
+
+    out: dict[str, list] = {
+        "train_reviews": train,
+        "train_abstract": sentences(train, "abstract"),
+        "train_summary": sentences(train, "plain_language_summary"),
+        "held_reviews": held,
+    }
+    seen = set(out["train_abstract"]) | set(out["train_summary"])
+    out["held_abstract"] = [x for x in sentences(held, "abstract") if x not in seen]
+    out["held_summary"] = [x for x in sentences(held, "plain_language_summary") if x not in seen]
+    return out
+
+
+def cochrane_halves(dev_dir: str | os.PathLike | None = None) -> dict[str, list]:
+    """:func:`split_cochrane_reviews` of the development set ``cochrane_pls_val.jsonl``
+    (found by :func:`find_dev_dir`)."""
+    return split_cochrane_reviews(_read_jsonl(find_dev_dir(dev_dir) / "cochrane_pls_val.jsonl"))
+
+
 def _read_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

@@ -33,7 +33,7 @@ Dale-Chall and word count measured in the same run, with the goal next to each f
 7. **Nothing else worse**: ARTS94 Spearman with the human majority's Elo (goal .83), and
    the largest ``|arts(default) - arts(team)|`` on one-sentence texts (should be 0).
 
-Rules compared (the default judge, learned-3, or the one ``--judge`` names; pool ``arts3000``,
+Rules compared (the default judge, learned-4, or the one ``--judge`` names; pool ``arts3000``,
 exhaustive placement):
 
 - ``0.2 (team)``: ``long_texts="team"``, release 0.2's default: a text longer than 400
@@ -47,8 +47,10 @@ Sets (read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR``, and the ARTS
 folder; no text is stored in the repository or printed):
 
 - **Cochrane** (Devaraj et al. 2021, "Paragraph-level Simplification of Medical Texts",
-  NAACL; validation split, CC BY 4.0): 411 review abstracts and their authors'
-  plain-language summaries.
+  NAACL; validation split, CC BY 4.0): review abstracts and their authors'
+  plain-language summaries; only the held-out half, 205 reviews (the odd-numbered rows,
+  :func:`arts_metric.data.split_cochrane_reviews`), for every rule and formula: learned-4
+  was trained on the sentences of the others.
 - **OneStopEnglish** (Vajjala & Lucic 2018, BEA; CC BY-SA 4.0, validation only: nothing
   shipped is fitted on it): 60 news articles, each at three levels.
 - **SciTLDR** (Cachola et al. 2020, "TLDR: Extreme Summarization of Scientific
@@ -96,6 +98,7 @@ from levels import LEVELS, boot, load_sets, right  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
+from arts_metric.judges.learned import DEFAULT_VERSION  # noqa: E402
 from arts_metric.ratings.elo import ratings_from_history  # noqa: E402
 from arts_metric.ratings.stats import bootstrap_ci  # noqa: E402
 from arts_metric.scoring.api import score_texts  # noqa: E402
@@ -1005,7 +1008,7 @@ def main(argv: list[str] | None = None) -> int:
     print(tables)
     print(f"\n{elapsed:.0f} s ({'; '.join(timings)})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    judge = f"`{args.judge}`" if args.judge else "the default judge (learned-3)"
+    judge = f"`{args.judge}`" if args.judge else f"the default judge (learned-{DEFAULT_VERSION[1:]})"
     args.out.write_text(
         "# Documents: language, not amount\n\n"
         "Printed by `benchmarks/documents.py` (see its docstring for the sets, the rules and each figure's "

@@ -200,24 +200,6 @@ def edit_moves(pool: np.ndarray, pairs: Sequence[tuple[float, float]]) -> float:
     return float(np.percentile(np.abs(position(after) - position(before)), 99))
 
 
-def cochrane_halves(reviews: Sequence[dict]) -> dict[str, list]:
-    """The Cochrane reviews split in two by their place in the file: the even-numbered ones to
-    train on (``train_abstract``, ``train_summary``: their sentences), the odd-numbered ones
-    held out (``held_reviews``; ``held_abstract``, ``held_summary``: their sentences, less
-    any sentence also found in a training review, such as a stock phrase)."""
-    train, held = list(reviews[0::2]), list(reviews[1::2])
-
-    def sentences(rows: Sequence[dict], key: str) -> list[str]:
-        return [x for r in rows for x in split_sentences(r[key])]
-
-    out = {"train_abstract": sentences(train, "abstract"), "train_summary": sentences(train, "plain_language_summary")}
-    seen = set(out["train_abstract"]) | set(out["train_summary"])
-    out["held_abstract"] = [x for x in sentences(held, "abstract") if x not in seen]
-    out["held_summary"] = [x for x in sentences(held, "plain_language_summary") if x not in seen]
-    out["held_reviews"] = held
-    return out
-
-
 # ----------------------------------------------------------------------------- one-word edits
 def edit_kind(original: str, edited: str, familiar: set[str]) -> str:
     """``"written twice"``, ``"familiar word removed"`` (every removed word on the Dale-Chall
@@ -802,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     probes = probes_mod.load_probes(dev_dir, data_dir)
     results = {}
     if "fit" in parts:
-        halves = cochrane_halves(probes_mod._jsonl(dev_dir / "cochrane_pls_val.jsonl"))
+        halves = arts_data.cochrane_halves(dev_dir)
         results["fit"] = fit_part(data_dir, dev_dir, probes, halves)
         results["fit_formulas"] = held_out_formulas(halves)
     if "reading" in parts:

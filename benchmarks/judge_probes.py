@@ -1,5 +1,6 @@
 """Does the sentence judge read words and ideas, or length? Prints, for the learned judges
-learned-1 (``judge="learned:v1"``) and learned-3 (``judge="learned:v3"``, the default) beside
+learned-1 (``judge="learned:v1"``), learned-3 (``judge="learned:v3"``) and learned-4
+(``judge="learned:v4"``, the default) beside
 FKGL, FRE, Dale-Chall and word count measured in the same run, with the goal next to each
 figure:
 
@@ -7,8 +8,9 @@ figure:
    one: (a) a SciTLDR TLDR of one sentence against a sentence of an elementary
    OneStopEnglish article: the share where the TLDR is rated harder (goal: at least .95 and
    at least the best formula); (b) a Cochrane abstract sentence against a sentence of a
-   plain-language summary: the share where the abstract's is rated harder (goal: the best
-   formula + .05); (c) a sentence of an advanced OneStopEnglish article against one of the
+   plain-language summary, both from the held-out half of the reviews (the odd-numbered rows;
+   learned-4 trains on the even-numbered ones, :func:`arts_metric.data.split_cochrane_reviews`):
+   the share where the abstract's is rated harder (goal: the best formula + .05); (c) a sentence of an advanced OneStopEnglish article against one of the
    elementary version of the same article (no goal: a floor that should not fall).
 2. **Beyond length**: README++ English validation sentences: Spearman with the human CEFR
    level (goal .85) and the partial Spearman with log word count held fixed
@@ -17,14 +19,14 @@ figure:
    simplifications of one sentence judged by people: the share where the one people judged
    less simple gets the higher value (goal .75); and agreement with GPT-4 on ARTS3000 out of
    fold: the Spearman of the pool file's judge scores (cross-fitted) with GPT-4's Elo (goal:
-   learned-1's - .05; learned-1's folds are plain 5-fold, learned-3's grouped by
-   near-duplicates, which is stricter).
+   learned-1's - .05; learned-1's folds are plain 5-fold, learned-3's and learned-4's grouped
+   by near-duplicates, which is stricter).
 4. **Stability**: one word removed or written twice (never a sentence's first or last word,
    :func:`documents.edit_word`) in every README++ English validation sentence and 300 seeded
    sentences of the development sets: the 99th percentile and the largest ``|Δarts|``
    (goal: 99th percentile at most .05).
 5. **Cost**: ``compute`` on 1,000 ARTS3000 texts, each judge twice, alternating, best of two:
-   learned-3's throughput over learned-1's (goal 0.8x); and learned-3 with
+   the default's throughput over learned-1's (goal 0.8x); and the default with
    ``precision="int8"`` on the same texts: the largest and mean ``|Δarts|`` against its fp32
    scores (goal .005) and its throughput over fp32's.
 
@@ -40,7 +42,7 @@ Apache-2.0), Cochrane (Devaraj et al. 2021, validation split, CC BY 4.0), OneSto
 2024, MIT; learned-3 was chosen on it, not fitted), ASSET pairwise dev (Alva-Manchego et al.
 2020, CC BY-NC 4.0, validation only), ARTS94 and ARTS3000 (Engelmann et al. 2024).
 
-Writes ``benchmarks/results/judge_probes.md``. About 4 minutes on 2 CPU cores::
+Writes ``benchmarks/results/judge_probes.md``. About 5 minutes on 2 CPU cores::
 
     .venv/bin/python benchmarks/judge_probes.py [--dev-dir DIR] [--data-dir DIR]
 """
@@ -78,7 +80,8 @@ from arts_metric.text.sentences import split_sentences  # noqa: E402
 
 SEED = 0
 RESULTS = REPO / "benchmarks" / "results"
-JUDGES = {"learned-1": "learned:v1", "learned-3 (default)": "learned:v3"}
+#: The judges compared, the default last.
+JUDGES = {"learned-1": "learned:v1", "learned-3": "learned:v3", "learned-4 (default)": "learned:v4"}
 FORMULA_ROWS = {"fkgl": "FKGL", "fre": "FRE", "dale_chall": "Dale-Chall"}
 N_STABILITY = 300
 N_COST = 1000
@@ -115,13 +118,18 @@ def load_probes(dev_dir: Path, data_dir: Path | None) -> dict:
     advanced = [(r["article"], s) for r in ose if r["level"] == "advanced" for s in split_sentences(r["text"])]
     abstract_s = [s for r in cochrane for s in split_sentences(r["abstract"])]
     summary_s = [s for r in cochrane for s in split_sentences(r["plain_language_summary"])]
+    halves = arts_data.split_cochrane_reviews(cochrane)  # learned-4 trained on the other half
     rpp = readmepp_rows("en", "val", dev_dir)
     rows94 = arts_data.load_pool_rows("arts94", data_dir)
     human94 = ratings_from_history(len(rows94), arts_data.load_history("arts94", "human", "majority", data_dir))
     el_text = [s for _, s in elementary]
     return {
         "tldr": (tldrs, el_text, same_length_pairs(tldrs, el_text)),
-        "cochrane": (abstract_s, summary_s, same_length_pairs(abstract_s, summary_s)),
+        "cochrane": (
+            halves["held_abstract"],
+            halves["held_summary"],
+            same_length_pairs(halves["held_abstract"], halves["held_summary"]),
+        ),
         "ose": (
             [s for _, s in advanced],
             el_text,
@@ -237,9 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, vals in formulas.items():
         rows[name] = measure(dict(zip(texts, vals)), probes, edits, None)
     cost_texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)][:N_COST]
-    speed, cost_arts = cost(
-        {**JUDGES, "learned-3, int8": LearnedJudge("v3", precision="int8", progress=False)}, cost_texts
-    )
+    default = list(JUDGES)[-1]
+    int8 = LearnedJudge(JUDGES[default].split(":")[1], precision="int8", progress=False)
+    speed, cost_arts = cost({**JUDGES, f"{default}, int8": int8}, cost_texts)
     write(rows, probes, edits, speed, cost_arts, timings, time.time() - t0)
     return 0
 
@@ -250,9 +258,10 @@ def write(rows: dict, probes: dict, edits: list, speed: dict, cost_arts: dict, t
         k: max(formulas[:3], key=lambda r: rows[r][k])
         for k in ("tldr", "cochrane", "ose", "readmepp", "readmepp_partial", "arts94", "asset")
     }
-    v1, v3 = (f"arts, {n}" for n in JUDGES)
     names = list(JUDGES)
-    ratio = speed[names[1]] / speed[names[0]]
+    v1, new = f"arts, {names[0]}", f"arts, {names[-1]}"
+    short = names[-1].split(" (")[0]  # "learned-4"
+    ratio = speed[names[-1]] / speed[names[0]]
     goals = [
         (
             "TLDR vs elementary sentence, same length: share TLDR harder",
@@ -261,7 +270,7 @@ def write(rows: dict, probes: dict, edits: list, speed: dict, cost_arts: dict, t
             lambda x: x >= max(0.95, rows[best["tldr"]]["tldr"]),
         ),
         (
-            "Cochrane abstract vs summary sentence, same length: share abstract's harder",
+            "Cochrane abstract vs summary sentence, same length, held-out reviews: share abstract's harder",
             "cochrane",
             "≥ best formula + .05",
             lambda x: x >= rows[best["cochrane"]]["cochrane"] + 0.05,
@@ -305,25 +314,30 @@ def write(rows: dict, probes: dict, edits: list, speed: dict, cost_arts: dict, t
         "",
         "## Summary",
         "",
-        f"| figure | criterion | {names[0]} | {names[1]} | best formula | word count | learned-3 meets it |",
-        "|---|---|---|---|---|---|---|",
+        "| figure | criterion | " + " | ".join(names) + f" | best formula | word count | {short} meets it |",
+        "|---|---|" + "---|" * len(names) + "---|---|---|",
     ]
     for label, key, goal, ok in goals:
         bf = f"{rows[best[key]][key]:.3f} ({best[key]})" if key in best else ""
         wc = f"{rows['word count'][key]:.3f}" if key in rows["word count"] else ""
         lines.append(
-            f"| {label} | {goal} | {rows[v1][key]:.3f} | {rows[v3][key]:.3f} | {bf} | {wc} | "
-            f"{'yes' if ok(rows[v3][key]) else '**no**'} |"
+            f"| {label} | {goal} | "
+            + " | ".join(f"{rows[f'arts, {n}'][key]:.3f}" for n in names)
+            + f" | {bf} | {wc} | {'yes' if ok(rows[new][key]) else '**no**'} |"
         )
     lines.append(
-        f"| compute on {N_COST} ARTS3000 texts: learned-3 / learned-1 texts per second | ≥ 0.8x | "
-        f"{speed[names[0]]:.0f}/s | {speed[names[1]]:.0f}/s ({ratio:.2f}x) |  |  | {'yes' if ratio >= 0.8 else '**no**'} |"
+        f"| compute on {N_COST} ARTS3000 texts: {short} / {names[0]} texts per second | ≥ 0.8x | "
+        + " | ".join(
+            f"{speed[n]:.0f}/s" + (f" ({speed[n] / speed[names[0]]:.2f}x)" if k else "") for k, n in enumerate(names)
+        )
+        + f" |  |  | {'yes' if ratio >= 0.8 else '**no**'} |"
     )
-    int8 = np.abs(cost_arts["learned-3, int8"] - cost_arts[names[1]])
-    int8_ratio = speed["learned-3, int8"] / speed[names[1]]
+    int8 = np.abs(cost_arts[f"{names[-1]}, int8"] - cost_arts[names[-1]])
+    int8_ratio = speed[f"{names[-1]}, int8"] / speed[names[-1]]
     lines.append(
-        f"| learned-3 int8 against learned-3 fp32, {N_COST} ARTS3000 texts: largest \\|Δarts\\| (mean; int8 / fp32 "
-        f"texts per second) | ≤ .005 |  | {int8.max():.4f} ({int8.mean():.4f}; {int8_ratio:.2f}x) |  |  | "
+        f"| {short} int8 against {short} fp32, {N_COST} ARTS3000 texts: largest \\|Δarts\\| (mean; int8 / fp32 "
+        f"texts per second) | ≤ .005 | {' | ' * (len(names) - 1)}"
+        f"{int8.max():.4f} ({int8.mean():.4f}; {int8_ratio:.2f}x) |  |  | "
         f"{'yes' if int8.max() <= 0.005 else '**no**'} |"
     )
     lines += ["", "## Every measure", "", "| measure | " + " | ".join(k for _, k, _, _ in goals) + " | edit max |"]

@@ -1,13 +1,13 @@
-"""How well do the learned judges (learned-3, the default, learned-1 and learned-2) agree
+"""How well do the learned judges (learned-4, the default, and learned-1 to learned-3) agree
 with the ARTS94 human majority?
 
 Measures, in one run, the Spearman / Pearson / Kendall correlation with the
 Elo ratings of the human majority (``histories/arts94/human/majority.jsonl``,
 K=16, start 1200, higher = harder) of:
 
-- the three learned judges' latent scores (shipped weights; ARTS94 never used in
+- the four learned judges' latent scores (shipped weights; ARTS94 never used in
   training), each text read whole,
-- ``arts`` as ``compute`` returns it at its defaults (learned-3; a text of two sentences
+- ``arts`` as ``compute`` returns it at its defaults (learned-4; a text of two sentences
   is rated as the word-weighted mean of its sentences), and with ``judge="learned:v1"``,
 - text length in characters,
 - FKGL, FRE and Dale-Chall (``arts_metric.text.formulas``; signed so that a
@@ -16,7 +16,7 @@ K=16, start 1200, higher = harder) of:
   LLM judge reached).
 
 Also a 95% bootstrap interval (texts resampled, seeded) for each Spearman, the
-margin of the default ``compute`` (learned-3) and of ``compute`` with learned-1 over each
+margin of the default ``compute`` (learned-4) and of ``compute`` with learned-1 over each
 row on the same resamples, and the
 Spearman within the easier half of ARTS94 (texts below the human median: the easy
 end).
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     gpt4 = ratings_from_history(n, arts_data.load_history("arts94", "gpt-4-1106-preview", "pairwise-run1", data_dir))
 
     judges, timings = {}, {}
-    for version in ("v3", "v2", "v1"):
+    for version in ("v4", "v3", "v2", "v1"):
         t = time.perf_counter()
         judge = LearnedJudge(version)
         judges[version] = (judge, judge.score(texts))
@@ -118,11 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     n_split = sum(u > 1 for u in default["units"])
 
     label = {v: f"learned judge ({j.model.version}, `learned:{v}`)" for v, (j, _) in judges.items()}
-    default_label = "ARTS as `compute` scores it (learned-3, the default, sentences averaged)"
+    default_label = "ARTS as `compute` scores it (learned-4, the default, sentences averaged)"
     v1_label = 'ARTS as `compute` scores it with `judge="learned:v1"` (learned-1, sentences averaged)'
     approaches = {
         default_label: np.asarray(default["arts"], dtype=float),
         v1_label: np.asarray(default_v1["arts"], dtype=float),
+        label["v4"]: judges["v4"][1],
         label["v3"]: judges["v3"][1],
         label["v2"]: judges["v2"][1],
         label["v1"]: judges["v1"][1],
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Correlation with the Elo ratings of the human majority on ARTS94 (n = {n}; K=16, start 1200, "
         "higher = harder). Signed so that positive = agrees with the humans. 95% CI: percentile "
-        f"bootstrap over texts ({N_BOOT} resamples, seed {SEED}). Margins: the default `compute` (learned-3) or "
+        f"bootstrap over texts ({N_BOOT} resamples, seed {SEED}). Margins: the default `compute` (learned-4) or "
         "`compute` with learned-1 minus the row, on the same resamples (CI excluding 0 = a difference beyond resampling noise). Easier half: "
         f"Spearman among the {easy.sum()} texts below the human median (the easy end), with its bootstrap CI. "
         'The learned judges\' rows read each text whole (as `long_texts="team"` and `"whole"` do for texts '
@@ -211,10 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     for v, (judge, _) in judges.items():
         meta = judge.model.meta
         lines.append("")
-        trained = "and README++ English train sentences" if "readmepp" in meta["training"] else "only"
+        extra = [
+            name
+            for key, name in (
+                ("readmepp", "README++ English train sentences"),
+                ("cochrane", "the sentences of half the Cochrane development reviews"),
+            )
+            if key in meta["training"]
+        ]
+        trained = "and " + " and ".join(extra) if extra else "only"
         lines.append(
             f"{judge.model.version}: trained on the GPT-4 histories of ARTS300/ARTS3000 {trained}; CV choice "
-            f"`{meta['cv']['selected']}`; temperature {judge.temperature:.3f} Elo points; "
+            f"`{meta['cv'].get('setting', meta['cv']['selected'])}`; temperature {judge.temperature:.3f} Elo points; "
             f"{timings[v]:.2f} s for {n} texts (including model load)."
         )
     lines += [

@@ -6,9 +6,11 @@ default.
 Sets (read at run time from ``../shared/dev`` or ``$ARTS_DEV_DIR``; no text is
 stored in the repository):
 
-- **Cochrane** (Devaraj et al. 2021, validation split, CC BY 4.0): 411 review
-  abstracts (results and conclusions) and the plain-language summaries their authors
-  wrote; right = the summary is found easier.
+- **Cochrane** (Devaraj et al. 2021, validation split, CC BY 4.0): review abstracts
+  (results and conclusions) and the plain-language summaries their authors wrote; right =
+  the summary is found easier. Only the held-out half, 205 reviews (the odd-numbered rows,
+  :func:`arts_metric.data.split_cochrane_reviews`): the default judge, learned-4, was
+  trained on the sentences of the others.
 - **OneStopEnglish** (Vajjala & Lucic 2018, CC BY-SA 4.0; validation only, nothing
   shipped is fitted on it): 60 news articles, each rewritten by teachers at three
   levels; 180 pairs (elementary < intermediate < advanced, all three pairs per
@@ -19,7 +21,7 @@ FKGL, Dale-Chall (higher = harder), FRE (higher = easier) and word count. A tie 
 one half. 95% intervals: percentile bootstrap (2,000 resamples, seed 0) over
 abstracts and over articles (an article's three pairs move together).
 
-Scorings compared (the default judge, learned-3, but for the first row):
+Scorings compared (the default judge, learned-4, but for the first row):
 
 - ``v1, chunks``: ``judge="learned:v1", long_texts="chunks"``, the scoring of
   releases up to 0.1 (learned-1; sentences packed into 150-character units,
@@ -49,7 +51,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from arts_metric.data import find_dev_dir  # noqa: E402
+from arts_metric.data import cochrane_halves, find_dev_dir  # noqa: E402
 from arts_metric.scoring.api import score_texts  # noqa: E402
 from arts_metric.text.features import words  # noqa: E402
 
@@ -67,7 +69,7 @@ SCORINGS = {
 def load_sets(dev_dir: Path) -> dict[str, dict]:
     """Both sets as (easier, harder) pairs plus the cluster of each pair (its abstract or
     article) and, for OneStopEnglish, the three levels of each article."""
-    rows = [json.loads(line) for line in (dev_dir / "cochrane_pls_val.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = cochrane_halves(dev_dir)["held_reviews"]
     cochrane = {
         "easier": [r["plain_language_summary"] for r in rows],
         "harder": [r["abstract"] for r in rows],

@@ -1,17 +1,22 @@
-"""Train the learned judges (learned-1 and learned-2) and write the shipped pool scores.
+"""Train the learned judges (learned-1 to learned-4) and write the shipped pool scores.
 
-    .venv/bin/python scripts/train_learned_judge.py [--data-dir DIR] [--out-dir DIR]
+    .venv/bin/python scripts/train_learned_judge.py [--data-dir DIR] [--dev-dir DIR] [--out-dir DIR] [--versions v4]
 
-Regenerates, from the ARTS data only:
+Regenerates, from the ARTS data and (learned-3, learned-4) the development sets:
 
 - ``arts_metric/resources/learned_judge/model.npz`` + ``model.json``: learned-1
-  (``judge="learned"`` / ``"learned:v1"``), the same fit as first published (scores
-  equal to float noise), now with a close-pair head in ``model.json``;
+  (``judge="learned:v1"``), the same fit as first published (scores equal to float
+  noise), now with a close-pair head in ``model.json``;
 - ``arts_metric/resources/learned_judge_v2/model.safetensors`` + ``model.json``:
   learned-2 (``judge="learned:v2"``), with its close-pair head;
+- ``arts_metric/resources/learned_judge_v3/``: learned-3 (``judge="learned:v3"``), also
+  fitted to README++ English train (see the learned-3 section below);
+- ``arts_metric/resources/learned_judge_v4/``: learned-4 (``judge="learned"`` /
+  ``"learned:v4"``, the default), learned-3's setting and rows plus the sentences of half
+  the Cochrane development reviews (see the learned-4 section below);
 - ``arts_metric/resources/pools/{arts94,arts300,arts3000}.json``: ids, reference
-  Elo ratings and both versions' latent scores (keys ``learned:v1``,
-  ``learned:v2`` and ``learned`` = the default version), no text.
+  Elo ratings and every version's latent scores (keys ``learned:v1`` ... ``learned:v4``
+  and ``learned`` = the default version), no text.
 
 Training data: the GPT-4 (gpt-4-1106-preview) pairwise-run1 histories of ARTS300
 and ARTS3000, those pools' texts and their ``part`` labels (source / simplified),
@@ -53,8 +58,12 @@ its accuracy is cross-validated over the same groups. learned-1 gets a head
 of its own, fitted the same way on its grouped out-of-fold scores (its
 pointwise weights are unchanged).
 
-Deterministic (fixed folds, closed-form / convex fits); CPU only, a minute or two
-on 2 CPU cores (it prints its own time).
+learned-3 and learned-4: see the comments at ``V3_GRID`` and ``COCHRANE_NUDGE``. learned-4's
+pool scores of ARTS300/3000 are cross-fitted like learned-3's; in each fold the Cochrane
+targets come from learned-3's fit on that fold's training rows.
+
+Deterministic (fixed folds, closed-form / convex fits); CPU only, about 5 minutes on 2 CPU
+cores (it prints its own time).
 """
 
 from __future__ import annotations
@@ -114,6 +123,15 @@ V3_LAYER_SETS = ((3,), (4,))
 V3_GRID = [(layers, alin, g) for layers in V3_LAYER_SETS for alin, g in ((1000.0, 0.5), (3000.0, 0.5), (1000.0, 1.0))]
 README_SLOPE = 30.0  # Elo points per CEFR level (a level is about the pool's Elo standard deviation, 36)
 README_WEIGHT = 2.0
+# learned-4: learned-3's setting, with the sentences of half the Cochrane development reviews (the
+# even-numbered rows of cochrane_pls_val.jsonl; the odd-numbered ones stay held out for the
+# benchmarks) joined to the training rows at weight 1. A sentence's target is learned-3's fit of it
+# (the fit on the same pool rows) plus COCHRANE_NUDGE Elo points for an abstract's sentence, minus
+# it for a plain-language summary's: the rows say which register is harder without putting
+# Cochrane on a scale of its own. 20 was set in exploration among 10, 20 and 40
+# (benchmarks/judge_directions.py), which read the held-out half: 40 cost GPT-4 agreement.
+COCHRANE_NUDGE = 20.0
+COCHRANE_WEIGHT = 1.0
 #: Largest score change (Elo points) allowed between a fit and its shipped weights: float32
 #: storage and the head's grid (learned.HEAD_GRID) move scores by about 0.003 for learned-1/2 and
 #: 0.012 for learned-3 (5,543 support rows), under 0.001 in a probability (T about 15 Elo).
@@ -752,6 +770,62 @@ def main(argv: list[str] | None = None) -> int:
     temperature3, nll3, acc3 = oof_temperature(oof_v3, a_all, b_all, y_all)
     close3 = close_head(oof_v3, temperature3, "learned-3")
 
+    # =============================== learned-4 ==================================
+    # learned-3's setting and rows, plus half the Cochrane reviews' sentences (COCHRANE_NUDGE above).
+    halves = arts_data.cochrane_halves(args.dev_dir)
+    ctexts = halves["train_abstract"] + halves["train_summary"]
+    cside = np.r_[np.ones(len(halves["train_abstract"])), -np.ones(len(halves["train_summary"]))]
+    xc = np.hstack(
+        [
+            learned.layer_means(ctexts, layers3, device=args.device, progress=True).astype(np.float64),
+            text_features(ctexts).astype(np.float64),
+        ]
+    )
+    xa4, xr4 = v3_inputs(layers3)
+
+    def v4_fit(rows: np.ndarray) -> tuple[Standardiser, dict]:
+        s3, p3 = v3_fit(xa4, xr4, rows, alin3, g3)  # learned-3's fit on the same pool rows
+        xtr = np.vstack([xa4[rows], xr4[:n_rt], xc])
+        s4 = Standardiser(xtr)
+        y4 = np.r_[elo[rows], rtarget, predict_kernel(p3, s3(xc)) + COCHRANE_NUDGE * cside]
+        w = np.r_[np.ones(len(rows)), np.full(n_rt, README_WEIGHT), np.full(len(ctexts), COCHRANE_WEIGHT)]
+        nr4 = xtr.shape[1] - len(FEATURE_NAMES)
+        return s4, fit_kernel(s4(xtr), y4, alin3, g3, 1.0, n_repr=nr4, sample_weight=w)
+
+    oof_v4 = np.zeros(n)
+    for tr, te in tqdm(gfolds, desc="learned-4 cross-validation folds", file=sys.stderr):
+        s4, p4 = v4_fit(tr)
+        oof_v4[te] = predict_kernel(p4, s4(xa4[te]))
+    std4, params4 = v4_fit(np.arange(n))
+    val4 = predict_kernel(params4, std4(xr4[n_rt:]))
+    v4_metrics = {
+        f"learned-3: {best3}": v3_metrics[best3],
+        "learned-4: the same + half the Cochrane reviews": dict(
+            v2_metrics(oof_v4, elo, pool_of, a_all, b_all, y_all, mp),
+            readmepp_val_spearman=float(spearmanr(val4, vlevel)[0]),
+            readmepp_val_partial_spearman=partial_spearman(val4, vlevel, vlogw),
+        ),
+        "ridge: length (log chars), GPT-4 only": v3_metrics["ridge: length (log chars), GPT-4 only"],
+    }
+    print(
+        f"\nlearned-4: learned-3's setting + {len(halves['train_abstract'])} abstract and "
+        f"{len(halves['train_summary'])} summary sentences of {len(halves['train_reviews'])} Cochrane reviews "
+        f"(target: learned-3's fit +/- {COCHRANE_NUDGE:g}); grouped CV on the pools, README++ English val held out:"
+    )
+    _print_table(
+        v4_metrics,
+        (
+            "spearman_pooled",
+            "match_accuracy",
+            "spearman_easier_half",
+            "minimal_pairs_source_harder",
+            "readmepp_val_spearman",
+            "readmepp_val_partial_spearman",
+        ),
+    )
+    temperature4, nll4, acc4 = oof_temperature(oof_v4, a_all, b_all, y_all)
+    close4 = close_head(oof_v4, temperature4, "learned-4")
+
     shipped_training = dict(
         training,
         not_used="ARTS94 (human test set), GPT-3.5 histories, ARTS160",
@@ -780,13 +854,31 @@ def main(argv: list[str] | None = None) -> int:
         "temperature_fit": {"oof_match_nll": round(nll2, 6), "oof_match_accuracy": round(acc2, 6)},
         "results": {k: {m: round(v, 4) for m, v in d.items()} for k, d in gmetrics.items()},
     }
-    v2_dir = out_dir / learned.VERSIONS["v2"]
-    if "v2" in write:
-        blob2 = write_weights_v2(
-            v2_dir, std2, params2, temperature2, alin2, layers, close, cv=cv2, training=shipped_training
+
+    def ship(
+        key: str,
+        std_: Standardiser,
+        params_: dict,
+        temp: float,
+        alin_: float,
+        layers_: tuple[int, ...],
+        close_: dict,
+        cv_: dict,
+        training_: dict,
+        x_: np.ndarray,
+        fitted_: np.ndarray,
+    ) -> None:
+        """Write version ``key`` (learned-2 and later) when asked for, and check that its files reload."""
+        if key not in write:
+            return
+        folder, version = out_dir / learned.VERSIONS[key], f"learned-{key[1:]}"
+        blob = write_weights_v2(
+            folder, std_, params_, temp, alin_, layers_, close_, version=version, cv=cv_, training=training_
         )
-        models["v2"] = _check_reload("learned-2", v2_dir, x2, fitted2, elo)
-        written.append(f"{v2_dir}/model.json, model.safetensors ({len(blob2) / 1e6:.1f} MB)")
+        models[key] = _check_reload(version, folder, x_, fitted_, elo)
+        written.append(f"{folder}/model.json, model.safetensors ({len(blob) / 1e6:.1f} MB)")
+
+    ship("v2", std2, params2, temperature2, alin2, layers, close, cv2, shipped_training, x2, fitted2)
 
     std3, params3, xa3 = v3_full[best3]
     fitted3 = predict_kernel(params3, std3(xa3))
@@ -817,22 +909,35 @@ def main(argv: list[str] | None = None) -> int:
             "source": "README++ (Naous et al. 2024, EMNLP), MIT",
         },
     )
-    v3_dir = out_dir / learned.VERSIONS["v3"]
-    if "v3" in write:
-        blob3 = write_weights_v2(
-            v3_dir,
-            std3,
-            params3,
-            temperature3,
-            alin3,
-            layers3,
-            close3,
-            version="learned-3",
-            cv=cv3,
-            training=training3,
-        )
-        models["v3"] = _check_reload("learned-3", v3_dir, xa3, fitted3, elo)
-        written.append(f"{v3_dir}/model.json, model.safetensors ({len(blob3) / 1e6:.1f} MB)")
+    ship("v3", std3, params3, temperature3, alin3, layers3, close3, cv3, training3, xa3, fitted3)
+
+    cv4 = dict(
+        cv3,
+        grouping=cv3["grouping"] + " and the training half of the Cochrane reviews",
+        criterion="none: learned-3's setting, kept",
+        selected="learned-4: the same + half the Cochrane reviews",
+        setting=best3,
+        temperature_fit={"oof_match_nll": round(nll4, 6), "oof_match_accuracy": round(acc4, 6)},
+        results={k: {m: round(v, 4) for m, v in d.items()} for k, d in v4_metrics.items()},
+    )
+    dev_root = Path(arts_data.find_dev_dir(args.dev_dir))
+    training4 = dict(
+        training3,
+        cochrane={
+            "file": "cochrane_pls_val.jsonl",
+            "file_sha256": sha256_file(dev_root / "cochrane_pls_val.jsonl"),
+            "reviews": f"the even-numbered rows (0, 2, ...): {len(halves['train_reviews'])} reviews; the odd-numbered "
+            "rows are held out (benchmarks/judge_probes.py, documents.py and levels.py measure Cochrane on them)",
+            "n_abstract_sentences": len(halves["train_abstract"]),
+            "n_summary_sentences": len(halves["train_summary"]),
+            "target": f"learned-3's fit of the sentence (fitted on the same pool rows) + {COCHRANE_NUDGE:g} Elo for an "
+            f"abstract's sentence, - {COCHRANE_NUDGE:g} for a plain-language summary's",
+            "weight": COCHRANE_WEIGHT,
+            "source": "Cochrane plain-language summaries (Devaraj et al. 2021, NAACL), CC BY 4.0",
+        },
+    )
+    fitted4 = predict_kernel(params4, std4(xa4))
+    ship("v4", std4, params4, temperature4, alin3, layers3, close4, cv4, training4, xa4, fitted4)
 
     # ---- pool files (no text) ---------------------------------------------------
     pools_dir = out_dir / "pools"
@@ -844,6 +949,7 @@ def main(argv: list[str] | None = None) -> int:
         "v1": lambda: learned.sentence_embeddings(t94, device=args.device),
         "v2": lambda: learned.layer_means(t94, layers, device=args.device),
         "v3": lambda: learned.layer_means(t94, layers3, device=args.device),
+        "v4": lambda: learned.layer_means(t94, layers3, device=args.device),
     }
     s94 = {v: m.predict(np.hstack([reps94[v](), f94])) for v, m in models.items()}
     human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
@@ -852,7 +958,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in TRAIN_POOLS:
         pid = ids[name]
         sl = slice(offset, offset + len(pid))
-        oof_all = {"v1": oof_v1[sl], "v2": oof_v2[sl], "v3": oof_v3[sl]}
+        oof_all = {"v1": oof_v1[sl], "v2": oof_v2[sl], "v3": oof_v3[sl], "v4": oof_v4[sl]}
         pool_files[name] = (pid, elo[sl], {v: oof_all[v] for v in models}, f"{GPT4}/{RUN}")
         offset += len(pid)
     for name, (pid, ratings, scores, ref) in pool_files.items():

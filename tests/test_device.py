@@ -107,7 +107,7 @@ def test_signature_names_a_device_other_than_the_cpu():
     cpu_signature = Scorer.prepare(judge=judge).signature
     assert "@" not in cpu_signature
     judge.device = "cuda"  # what device="cuda" gives where a GPU is present
-    assert "judge:learned-3@cuda|" in Scorer.prepare(judge=judge).signature
+    assert "judge:learned-4@cuda|" in Scorer.prepare(judge=judge).signature
 
 
 def test_judge_options_carry_device_and_threads():
@@ -115,7 +115,7 @@ def test_judge_options_carry_device_and_threads():
 
     judge = ScoringConfig(judge_options={"device": "cpu", "threads": "1"}).make_judge()
     assert (judge.device, judge.threads, judge.threads_in_use) == ("cpu", 1, 1)
-    assert json.dumps(judge.signature) == json.dumps("learned-3")
+    assert json.dumps(judge.signature) == json.dumps("learned-4")
 
 
 def test_cli_threads_and_device_options(tmp_path):
@@ -169,6 +169,6 @@ def test_300_texts_score_the_same_bit_for_bit_with_1_2_and_4_threads(data_dir):
     vectors = {w: encoder.sentence_embeddings(texts, workers=w) for w in (1, 2, 4)}
     assert np.array_equal(vectors[1], vectors[2]) and np.array_equal(vectors[1], vectors[4])
     # the judge at the thread counts this machine allows (at most its cores), and v2's layers
-    for version in ("v1", "v2", "v3"):
+    for version in ("v1", "v2", "v3", "v4"):
         scores = [LearnedJudge(version, threads=t).score(texts) for t in (1, 2, 4)]
         assert np.array_equal(scores[0], scores[1]) and np.array_equal(scores[0], scores[2])

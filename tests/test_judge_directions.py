@@ -121,20 +121,6 @@ def test_the_attention_head_ignores_masked_pieces(bench):
         assert head(states[:, :2], mask[:, :2], features).item() == pytest.approx(head(states, mask, features).item())
 
 
-def test_cochrane_halves_train_on_even_reviews_and_hold_out_odd_ones_without_shared_sentences(bench):
-    reviews = [
-        {"abstract": "We searched twelve databases. Mortality fell.", "plain_language_summary": "We looked hard."},
-        {"abstract": "We searched twelve databases. Morbidity rose.", "plain_language_summary": "Fewer got ill."},
-        {"abstract": "Quality was low.", "plain_language_summary": "We are unsure."},
-    ]
-    got = bench.cochrane_halves(reviews)
-    assert got["train_abstract"] == ["We searched twelve databases.", "Mortality fell.", "Quality was low."]
-    assert got["train_summary"] == ["We looked hard.", "We are unsure."]
-    # the stock sentence the held-out review shares with a training one is left out
-    assert got["held_abstract"] == ["Morbidity rose."] and got["held_summary"] == ["Fewer got ill."]
-    assert got["held_reviews"] == [reviews[1]]
-
-
 def test_the_report_marks_a_figure_that_is_not_out_of_sample(bench):
     row = {k: 0.5 for k in bench.FIT_COLUMNS}
     trained = {**row, "cochrane": float("nan")}

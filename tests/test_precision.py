@@ -158,10 +158,10 @@ def test_signature_names_int8_and_fp32s_is_unchanged(int8_judge):
     fp32 = score_texts(TEXTS[:1], formulas=[])["arts_signature"]
     int8 = score_texts(TEXTS[:1], judge_options={"precision": "int8"}, formulas=[])["arts_signature"]
     fields = dict(part.split(":", 1) for part in fp32.split("|"))
-    assert fields["judge"] == "learned-3"
-    assert int8 == fp32.replace("|judge:learned-3|", "|judge:learned-3+int8|")
-    assert LearnedJudge(device="cpu").signature == "learned-3"
-    assert int8_judge.signature == "learned-3+int8"
+    assert fields["judge"] == "learned-4"
+    assert int8 == fp32.replace("|judge:learned-4|", "|judge:learned-4+int8|")
+    assert LearnedJudge(device="cpu").signature == "learned-4"
+    assert int8_judge.signature == "learned-4+int8"
     assert LearnedJudge("v2", device="cpu", precision="int8").signature == "learned-2+int8"
 
 
@@ -229,7 +229,7 @@ def test_the_calibration_sentences_are_part_of_the_model_files_name(tmp_path, mo
 @pytest.mark.slow
 def test_int8_model_is_built_once_into_the_cache_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("ARTS_CACHE_DIR", str(tmp_path))
-    path = model_file(4)  # the default judge, learned-3, reads MiniLM's first four layers
+    path = model_file(4)  # the default judge, learned-4, reads MiniLM's first four layers
     assert path.parent == tmp_path / "int8" and path.name.startswith("minilm-l6-int8-d4-")
     assert model_file(4) == path and model_file(6) != path  # a name per depth, stable
     # A fresh interpreter with the network cut (HF_HUB_OFFLINE=1) builds it there, once.
@@ -259,7 +259,7 @@ def test_cli_precision(tmp_path):
     texts = [t for t in EXAMPLES.read_text(encoding="utf-8").splitlines() if t.strip()]
     assert got == score_texts(texts, judge_options={"precision": "int8"})["arts"]
     assert got != want and max(abs(a - b) for a, b in zip(got, want)) <= BOUND
-    assert "|judge:learned-3+int8|" in int8.stderr and "|judge:learned-3|" in fp32.stderr
+    assert "|judge:learned-4+int8|" in int8.stderr and "|judge:learned-4|" in fp32.stderr
     bad = run("--precision", "fp16")
     assert bad.returncode == 2 and "invalid choice: 'fp16'" in bad.stderr and "int8" in bad.stderr
     wrong = run("--precision", "int8", "--judge", "openai:gpt-4o")

@@ -95,7 +95,7 @@ def test_the_result_carries_it_and_names_the_defaults():
     assert sig == _signature() == Scorer.prepare().signature
     fields_ = dict(part.split(":", 1) for part in sig.split("|"))
     assert list(fields_) == ["arts", "judge", "pool", "placement", "units", "version"]
-    assert fields_["judge"] == "learned-3" and fields_["pool"] == "arts3000"
+    assert fields_["judge"] == "learned-4" and fields_["pool"] == "arts3000"
     assert fields_["units"] == "mean(sentences,weights=words)" and fields_["version"] == __version__
     assert fields_["placement"].startswith("exhaustive(") and "seed=0" in fields_["placement"]
 
@@ -107,7 +107,7 @@ def test_weights_and_pools_of_ones_own_carry_a_digest(tmp_path):
     assert "judge:learned-1#" in own
     on_gpu = LearnedJudge(device="cpu")
     on_gpu.device = "cuda"  # what device="cuda" or "auto" resolves to where torch sees a GPU (none here)
-    assert on_gpu.signature == "learned-3@cuda"  # other kernels round differently
+    assert on_gpu.signature == "learned-4@cuda"  # other kernels round differently
     rows = [{"text": f"text {i}", "elo": 1100.0 + 10 * i} for i in range(5)]
     custom = _signature(pool=rows)
     changed = _signature(pool=[{**r, "elo": r["elo"] + 1} for r in rows])

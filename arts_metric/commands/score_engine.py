@@ -41,7 +41,7 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--precision",
         choices=PRECISIONS,
-        help="learned judge: fp32 (default) or int8 (MiniLM in int8 on the CPU with ONNX Runtime: about 1.4x "
+        help="learned judge: fp32 (default) or int8 (MiniLM in int8 on the CPU with ONNX Runtime: about 1.2x "
         "faster; arts moves by up to about .005 and the signature says +int8)",
     )
     g.add_argument(

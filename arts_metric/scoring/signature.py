@@ -3,13 +3,13 @@
 As sacrebleu's signature does for BLEU, ``arts_signature`` lets two papers tell
 whether their ARTS numbers are comparable, e.g.::
 
-    arts:1|judge:learned-3|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.6.0
+    arts:1|judge:learned-4|pool:arts3000|placement:exhaustive(level=0.95,prior_sd=400,seed=0,slope=fit)|units:mean(sentences,weights=words)|version:0.7.0
 
 Fields, in this order:
 
 - ``arts``: the version of this signature's format;
 - ``judge``: what decides (the judge's ``signature``): the learned judge's model
-  version (``learned-3``), plus the weights' digest for weights of one's own, the
+  version (``learned-4``), plus the weights' digest for weights of one's own, the
   device other than the CPU (``@cuda``) and ``+int8`` for ``precision="int8"``; an
   LLM judge's canonical name (model, endpoint without credentials, decision
   options), prompt version and sampling parameters;

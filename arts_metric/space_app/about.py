@@ -118,13 +118,14 @@ def documents_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
 
 def judge_summary(files: SpaceFiles = DEFAULT_FILES) -> str:
     """The summary of ``benchmarks/results/judge_probes.md``: what the default judge reads beyond a
-    sentence's length, beside the judge of releases up to 0.4, the formulas and word count."""
+    sentence's length, beside the judges of earlier releases, the formulas and word count."""
     return _summary(
         files.judge_probes,
         files.root,
         "What the judge reads beyond a sentence's length, sentence by sentence (expert summaries, medical "
         "abstracts, README++ sentences from 112 domains with their human CEFR level, the ARTS94 raters, "
-        "simplifications people compared), beside the judge of releases up to 0.4 (learned-1):\n\n",
+        "simplifications people compared), beside the judges of releases up to 0.4 (learned-1) and of 0.5 and 0.6 "
+        "(learned-3):\n\n",
     )
 
 

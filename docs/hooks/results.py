@@ -36,10 +36,10 @@ TABLE = re.compile(r"(?:^\|.*\|\n)+", re.M)
 # The README's headline rows: (the row's label in learned_judge_accuracy.md, the README's label).
 README_ROWS = (
     (
-        "ARTS as `compute` scores it (learned-3, the default, sentences averaged)",
+        "ARTS as `compute` scores it (learned-4, the default, sentences averaged)",
         "ARTS, learned judge (default, offline)",
     ),
-    ("learned judge (learned-3, `learned:v3`)", "the same judge reading each text whole"),
+    ("learned judge (learned-4, `learned:v4`)", "the same judge reading each text whole"),
     (
         'ARTS as `compute` scores it with `judge="learned:v1"` (learned-1, sentences averaged)',
         'ARTS, the judge of releases up to 0.4 (`judge="learned:v1"`)',

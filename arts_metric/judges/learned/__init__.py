@@ -1,9 +1,15 @@
 """The learned judge: the embedded, offline default judge of ARTS.
 
-Three versions ship, each a folder of weights under ``arts_metric/resources/``
+Four versions ship, each a folder of weights under ``arts_metric/resources/``
 written by ``scripts/train_learned_judge.py``:
 
-- ``learned-3`` (``judge="learned:v3"``, the default, folder ``learned_judge_v3/``):
+- ``learned-4`` (``judge="learned:v4"``, the default, folder ``learned_judge_v4/``):
+  learned-3's inputs, model and training rows plus the sentences of half the Cochrane
+  development reviews (medical abstracts and their authors' plain-language summaries), each
+  placed a little above (an abstract's) or below (a summary's) learned-3's score of it, so
+  that it reads expert prose as harder than lay prose of the same length;
+- ``learned-3`` (``judge="learned:v3"``, folder ``learned_judge_v3/``, the default of 0.5
+  and 0.6):
   the mean-pooled hidden states of one intermediate MiniLM layer (listed in its
   ``model.json``; only the layers up to it are run) plus the cheap surface features
   of :mod:`arts_metric.text.features`, fitted to the GPT-4 ratings of ARTS300/ARTS3000
@@ -18,13 +24,13 @@ written by ``scripts/train_learned_judge.py``:
   mean-pooled hidden states of MiniLM layers 2 and 4 plus the same features,
   fitted to the GPT-4 ratings only.
 
-``judge="learned"`` is :data:`DEFAULT_VERSION`. In all three, a kernel ridge
+``judge="learned"`` is :data:`DEFAULT_VERSION`. In all four, a kernel ridge
 regression (RBF + linear kernel) maps the inputs to a **latent difficulty on
 the Elo scale of the GPT-4 pairwise runs** (``gpt-4-1106-preview``
 ``pairwise-run1``, K = 16, start 1200): ``score`` is the Elo rating GPT-4's
 matches would be expected to give the text, so 1200 is an average text and
-higher = harder (the training ratings span about 1140-1260; learned-3 places
-README++ sentences on that scale at 30 Elo points per CEFR level).
+higher = harder (the training ratings span about 1140-1260; learned-3 and learned-4
+place README++ sentences on that scale at 30 Elo points per CEFR level).
 
 ``prob_harder(sa, sb) = 1 / (1 + exp(-(sa - sb) / T))`` with the temperature
 ``T`` (Elo points) fitted by maximum likelihood to the 13,200 recorded GPT-4
@@ -32,7 +38,7 @@ match outcomes, using cross-fitted scores so that it is calibrated for texts
 the model has not seen.
 
 Weights are plain arrays (``model.npz`` for learned-1, ``model.safetensors``
-for learned-2 and learned-3) next to a ``model.json``; no pickles. MiniLM and
+for the later versions) next to a ``model.json``; no pickles. MiniLM and
 the weights are loaded once per process from local files only; nothing is
 downloaded.
 """

@@ -37,7 +37,7 @@ class LearnedJudge(PointwiseJudge):
     Parameters
     ----------
     weights : None (the shipped :data:`DEFAULT_VERSION`, name ``learned``), a shipped
-        version ``"v1"`` / ``"v2"`` (name ``learned:v1`` ...), or a folder written by
+        version ``"v1"`` ... ``"v4"`` (name ``learned:v1`` ...), or a folder written by
         ``scripts/train_learned_judge.py`` (name ``learned:<folder>``).
     device : where MiniLM runs: ``"auto"`` (default: a CUDA GPU when torch sees one, else
         the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. On a GPU, scores differ from the
@@ -50,8 +50,8 @@ class LearnedJudge(PointwiseJudge):
         then weights and activations in blocks of 16), run by ONNX Runtime on the CPU
         (``device="auto"`` then means the CPU; a GPU device is an error); every scale
         belongs to one word piece, so a score still depends on its text alone. On 2 CPU
-        cores ``compute`` ran about 1.4x faster than in fp32; ``arts`` moved by up to .0045
-        (mean .0009) on 1,000 ARTS3000 texts with learned-3 (.0042 with learned-1), and the
+        cores ``compute`` ran about 1.2x faster than in fp32; ``arts`` moved by up to .0050
+        (mean .0010) on 1,000 ARTS3000 texts with learned-4 (.0042 with learned-1), and the
         signature says ``+int8``. Needs ``onnxruntime``, ``onnx`` and
         ``onnx_ir`` (``pip install 'arts-metric[int8]'``); see
         :mod:`arts_metric.judges.learned.int8`.
@@ -91,7 +91,7 @@ class LearnedJudge(PointwiseJudge):
 
     @property
     def signature(self) -> str:
-        """The model version (``learned-3``); for weights outside the package, also the first
+        """The model version (``learned-4``); for weights outside the package, also the first
         12 hex digits of their sha256; on a device other than the CPU, the device (its
         kernels round differently); in int8, ``+int8``. What :mod:`arts_metric.scoring.signature` names."""
         shipped = {str(default_weights_dir(v).resolve()) for v in VERSIONS}
@@ -209,8 +209,8 @@ class LearnedJudge(PointwiseJudge):
         the difference of the cheap features (:data:`CLOSE_FEATURE_NAMES`). Other
         pairs, and every pair for weights without a head, get :meth:`compare`'s
         answer. Out of fold, on 302 source/simplified near-paraphrase pairs of
-        ARTS300/3000, learned-3's head judges the source harder 76% of the time against
-        67% for the pointwise difference (learned-1's: 74% against 68%; ``close_pair_head``
+        ARTS300/3000, learned-4's head judges the source harder 77% of the time against
+        65% for the pointwise difference (learned-1's: 74% against 68%; ``close_pair_head``
         in ``model.json``). Antisymmetric: ``P(a, b) = 1 - P(b, a)``.
         Placement against a pool never calls this (it uses the pointwise path).
         """
@@ -237,7 +237,7 @@ class LearnedJudge(PointwiseJudge):
 
 def from_spec(rest: str, **kwargs: Any) -> LearnedJudge:
     """``learned`` -> the shipped default version (:data:`DEFAULT_VERSION`);
-    ``learned:v1`` / ``learned:v2`` / ``learned:v3`` -> that shipped version (learned-1 reproduces the
+    ``learned:v1`` ... ``learned:v4`` -> that shipped version (learned-1 reproduces the
     published numbers); ``learned:PATH`` -> weights in folder PATH (``model.json`` +
     weights as written by ``scripts/train_learned_judge.py``)."""
     from arts_metric.options import convert_options, option_types

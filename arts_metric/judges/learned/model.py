@@ -18,10 +18,15 @@ from arts_metric.judges.learned.close_pair import CLOSE_FEATURE_NAMES
 from arts_metric.text.features import FEATURE_NAMES
 
 #: Version folders under ``arts_metric/resources`` (``judge="learned:v1"`` / ``"learned:v2"``).
-VERSIONS: dict[str, str] = {"v1": "learned_judge", "v2": "learned_judge_v2", "v3": "learned_judge_v3"}
-#: What ``judge="learned"`` loads: learned-3, which reads a text's words and ideas rather than
-#: its length (benchmarks/judge_probes.py); learned-1 stays selectable as ``learned:v1``.
-DEFAULT_VERSION = "v3"
+VERSIONS: dict[str, str] = {
+    "v1": "learned_judge",
+    "v2": "learned_judge_v2",
+    "v3": "learned_judge_v3",
+    "v4": "learned_judge_v4",
+}
+#: What ``judge="learned"`` loads: learned-4, which reads a text's words and ideas rather than
+#: its length (benchmarks/judge_probes.py); the earlier versions stay selectable (``learned:v3``, ...).
+DEFAULT_VERSION = "v4"
 MODEL_VERSION = "learned-1"  # the version written by the v1 training path (kept for reproduction)
 #: The kernel head reads its standardised inputs (and its support vectors) on a grid of
 #: multiples of ``HEAD_GRID``, clipped to ``±HEAD_CLIP``: every product and every partial
@@ -37,6 +42,11 @@ HEAD_CLIP = 2.0**7 - HEAD_GRID
 def _on_head_grid(a: np.ndarray) -> np.ndarray:
     return np.round(np.clip(a, -HEAD_CLIP, HEAD_CLIP) / HEAD_GRID) * HEAD_GRID
 
+
+#: numpy's einsum cuts a reduction longer than its buffer (8,192 elements) into pieces whose
+#: boundaries depend on the number of rows, so a sum over more support rows than that would
+#: depend on the batch; :meth:`LearnedModel.predict` sums such pieces itself, in a fixed order.
+_EINSUM_REDUCTION = 8192
 
 _LOCK = threading.Lock()
 _MODELS: dict[str, "LearnedModel"] = {}
@@ -167,9 +177,11 @@ class LearnedModel:
             # squared distances via the expansion |a|^2 + |b|^2 - 2ab
             d2 = np.einsum("ij,ij->i", zw, zw)[:, None] + s2[None, :] - 2.0 * (zw @ support.T)
             k = np.exp(-self.gamma * np.maximum(d2, 0.0))
-            out[start : start + len(z)] = (
-                self.intercept + np.einsum("ij,j->i", z, self.linear_coef) + np.einsum("ij,j->i", k, self.dual_coef)
+            dual = sum(
+                np.einsum("ij,j->i", k[:, c : c + _EINSUM_REDUCTION], self.dual_coef[c : c + _EINSUM_REDUCTION])
+                for c in range(0, k.shape[1], _EINSUM_REDUCTION)
             )
+            out[start : start + len(z)] = self.intercept + np.einsum("ij,j->i", z, self.linear_coef) + dual
         return out
 
 
