@@ -263,6 +263,14 @@ def test_v4_was_fitted_on_half_the_cochrane_reviews_and_keeps_learned_3s_setting
     assert meta["model"]["gamma"] == v3["model"]["gamma"]
     n_rows = v3["model"]["n_support"] + len(halves["train_abstract"]) + len(halves["train_summary"])
     assert meta["model"]["n_support"] == n_rows
+    # the nudge: the largest that keeps GPT-4 and README++ val near the fit without Cochrane, on the
+    # training half split again (the held-out half plays no part)
+    choice, tolerance = cochrane["nudge_choice"], 0.005
+    figures = {float(k): v for k, v in choice["figures"].items()}
+    keys = ("gpt4_fold0_spearman", "readmepp_val_spearman")
+    kept = [n for n in figures if n and all(figures[n][k] >= figures[0.0][k] - tolerance for k in keys)]
+    assert choice["chosen"] == max(kept) and f"+ {choice['chosen']:g} Elo" in cochrane["target"]
+    assert figures[choice["chosen"]]["cochrane_inner_same_length"] > figures[0.0]["cochrane_inner_same_length"] + 0.03
     results = meta["cv"]["results"]
     new, old = results[meta["cv"]["selected"]], results[f"learned-3: {v3['cv']['selected']}"]
     assert meta["cv"]["setting"] == v3["cv"]["selected"]
