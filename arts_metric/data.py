@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from arts_metric.text.sentences import split_sentences
+
 BUILTIN_POOLS = ("arts94", "arts300", "arts3000")
 
 _HOW_TO_GET = (
@@ -88,8 +90,6 @@ def split_cochrane_reviews(reviews: list[dict]) -> dict[str, list]:
     also found in a training review (a stock phrase such as a heading), so that a probe of
     held-out sentences reads none a judge was fitted on.
     """
-    from arts_metric.text.sentences import split_sentences
-
     train, held = list(reviews[0::2]), list(reviews[1::2])
 
     def sentences(rows: list[dict], key: str) -> list[str]:

@@ -68,7 +68,7 @@ from levels import right  # noqa: E402
 
 from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.data import find_dev_dir  # noqa: E402
-from arts_metric.judges.learned import LearnedJudge  # noqa: E402
+from arts_metric.judges import get_judge  # noqa: E402
 from arts_metric.languages.readmepp import readmepp_rows  # noqa: E402
 from arts_metric.pool import load_pool  # noqa: E402
 from arts_metric.ratings.elo import ratings_from_history  # noqa: E402
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         rows[name] = measure(dict(zip(texts, vals)), probes, edits, None)
     cost_texts = [r["text"] for r in arts_data.load_pool_rows("arts3000", data_dir)][:N_COST]
     default = list(JUDGES)[-1]
-    int8 = LearnedJudge(JUDGES[default].split(":")[1], precision="int8", progress=False)
+    int8 = get_judge(JUDGES[default], precision="int8", progress=False)
     speed, cost_arts = cost({**JUDGES, f"{default}, int8": int8}, cost_texts)
     write(rows, probes, edits, speed, cost_arts, timings, time.time() - t0)
     return 0

@@ -62,7 +62,7 @@ learned-3 and learned-4: see the comments at ``V3_GRID`` and ``COCHRANE_NUDGES``
 pool scores of ARTS300/3000 are cross-fitted like learned-3's; in each fold the Cochrane
 targets come from learned-3's fit on that fold's training rows.
 
-Deterministic (fixed folds, closed-form / convex fits); CPU only, about 6 minutes on 2 CPU
+Deterministic (fixed folds, closed-form / convex fits); CPU only, about 5 minutes on 2 CPU
 cores (it prints its own time).
 """
 
@@ -123,6 +123,16 @@ V3_LAYER_SETS = ((3,), (4,))
 V3_GRID = [(layers, alin, g) for layers in V3_LAYER_SETS for alin, g in ((1000.0, 0.5), (3000.0, 0.5), (1000.0, 1.0))]
 README_SLOPE = 30.0  # Elo points per CEFR level (a level is about the pool's Elo standard deviation, 36)
 README_WEIGHT = 2.0
+#: The columns of learned-3's and learned-4's CV tables (learned-4's has no selection criterion).
+V3_COLUMNS = (
+    "spearman_pooled",
+    "match_accuracy",
+    "spearman_easier_half",
+    "minimal_pairs_source_harder",
+    "readmepp_val_spearman",
+    "readmepp_val_partial_spearman",
+    "criterion",
+)
 # learned-4: learned-3's setting, with the sentences of half the Cochrane development reviews (the
 # even-numbered rows of cochrane_pls_val.jsonl; the odd-numbered ones stay held out for the
 # benchmarks) joined to the training rows at weight 1. A sentence's target is learned-3's fit of it
@@ -510,18 +520,19 @@ def choose_nudge(
     halves: dict,
     ctexts: list[str],
     xc: np.ndarray,
-    v3_fit,
-    v4_fit,
-    xa: np.ndarray,
-    xr: np.ndarray,
-    fold: tuple[np.ndarray, np.ndarray],
-    elo: np.ndarray,
+    fit,
+    x_test: np.ndarray,
+    elo_test: np.ndarray,
+    x_val: np.ndarray,
     vlevel: np.ndarray,
-    alin: float,
-    g: float,
 ) -> tuple[float, dict]:
     """learned-4's nudge (see COCHRANE_NUDGES), from the training half of the Cochrane reviews split
-    again: returns it and the figures it was chosen on (printed and kept in ``model.json``)."""
+    again: returns it and the figures it was chosen on (printed and kept in ``model.json``).
+
+    ``fit(crows, side, nudge)`` is the fit on fold 0's training rows with the Cochrane sentences
+    ``crows`` (rows of ``xc``, the sentences ``ctexts``) nudged by ``side * nudge`` (nudge 0: the fit
+    without them); ``x_test``/``elo_test`` are fold 0's held-out pool texts, ``x_val``/``vlevel``
+    README++ English val."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     from judge_probes import same_length_pairs, share_higher
 
@@ -535,14 +546,13 @@ def choose_nudge(
     side = np.r_[np.ones(len(inner["train_abstract"])), -np.ones(len(inner["train_summary"]))]
     pairs = same_length_pairs(inner["held_abstract"], inner["held_summary"])
     abstract, summary = rows("held_abstract"), rows("held_summary")
-    train, test = fold
     figures = {}
     for nudge in (0.0, *COCHRANE_NUDGES):
-        std, params = v3_fit(xa, xr, train, alin, g) if nudge == 0 else v4_fit(train, fitted, side, nudge)
+        std, params = fit(fitted, side, nudge)
         c = predict_kernel(params, std(xc))
         figures[nudge] = {
-            "gpt4_fold0_spearman": float(spearmanr(predict_kernel(params, std(xa[test])), elo[test])[0]),
-            "readmepp_val_spearman": float(spearmanr(predict_kernel(params, std(xr[-len(vlevel) :])), vlevel)[0]),
+            "gpt4_fold0_spearman": float(spearmanr(predict_kernel(params, std(x_test)), elo_test)[0]),
+            "readmepp_val_spearman": float(spearmanr(predict_kernel(params, std(x_val)), vlevel)[0]),
             "cochrane_inner_same_length": share_higher(c[abstract][pairs[:, 0]], c[summary][pairs[:, 1]]),
         }
     base = figures[0.0]
@@ -821,18 +831,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{README_SLOPE:g} x (CEFR level - mean), weight {README_WEIGHT:g}); grouped CV on the pools, "
         f"README++ English val ({len(vlevel)} sentences) held out:"
     )
-    _print_table(
-        v3_metrics,
-        (
-            "spearman_pooled",
-            "match_accuracy",
-            "spearman_easier_half",
-            "minimal_pairs_source_harder",
-            "readmepp_val_spearman",
-            "readmepp_val_partial_spearman",
-            "criterion",
-        ),
-    )
+    _print_table(v3_metrics, V3_COLUMNS)
     best3 = max(v3_oof, key=lambda lab: v3_metrics[lab]["criterion"])
     layers3, alin3, g3 = v3_cfg[best3]
     print(f"\nlearned-3 selected (mean of grouped GPT-4 CV Spearman and README++ val Spearman): {best3}")
@@ -853,10 +852,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     xa4, xr4 = v3_inputs(layers3)
 
-    def v4_fit(rows: np.ndarray, crows: np.ndarray, side: np.ndarray, nudge: float) -> tuple[Standardiser, dict]:
+    def v4_fit(
+        rows: np.ndarray, base: tuple[Standardiser, dict], crows: np.ndarray, side: np.ndarray, nudge: float
+    ) -> tuple[Standardiser, dict]:
         """learned-4's fit on pool ``rows``, README++ train and the Cochrane sentences ``crows`` (rows of
-        ``xc``; ``side`` +1 for an abstract's, -1 for a summary's)."""
-        s3, p3 = v3_fit(xa4, xr4, rows, alin3, g3)  # learned-3's fit on the same pool rows
+        ``xc``; ``side`` +1 for an abstract's, -1 for a summary's); ``base`` is learned-3's fit on the
+        same pool rows, which sets the Cochrane targets."""
+        s3, p3 = base
         xtr = np.vstack([xa4[rows], xr4[:n_rt], xc[crows]])
         s4 = Standardiser(xtr)
         y4 = np.r_[elo[rows], rtarget, predict_kernel(p3, s3(xc[crows])) + nudge * side]
@@ -864,13 +866,20 @@ def main(argv: list[str] | None = None) -> int:
         nr4 = xtr.shape[1] - len(FEATURE_NAMES)
         return s4, fit_kernel(s4(xtr), y4, alin3, g3, 1.0, n_repr=nr4, sample_weight=w)
 
-    nudge, nudge_record = choose_nudge(halves, ctexts, xc, v3_fit, v4_fit, xa4, xr4, gfolds[0], elo, vlevel, alin3, g3)
+    # learned-3's fit on each fold's training rows (fold 0's serves the nudge's choice too) and on all
+    bases = [v3_fit(xa4, xr4, tr, alin3, g3) for tr, _ in gfolds]
+    tr0, te0 = gfolds[0]
+
+    def fold0_fit(crows: np.ndarray, side: np.ndarray, nudge: float) -> tuple[Standardiser, dict]:
+        return bases[0] if nudge == 0 else v4_fit(tr0, bases[0], crows, side, nudge)
+
+    nudge, nudge_record = choose_nudge(halves, ctexts, xc, fold0_fit, xa4[te0], elo[te0], xr4[n_rt:], vlevel)
     every = np.arange(len(ctexts))
     oof_v4 = np.zeros(n)
-    for tr, te in tqdm(gfolds, desc="learned-4 cross-validation folds", file=sys.stderr):
-        s4, p4 = v4_fit(tr, every, cside, nudge)
+    for (tr, te), base in tqdm(zip(gfolds, bases), total=FOLDS, desc="learned-4 CV folds", file=sys.stderr):
+        s4, p4 = v4_fit(tr, base, every, cside, nudge)
         oof_v4[te] = predict_kernel(p4, s4(xa4[te]))
-    std4, params4 = v4_fit(np.arange(n), every, cside, nudge)
+    std4, params4 = v4_fit(np.arange(n), v3_full[best3][:2], every, cside, nudge)
     val4 = predict_kernel(params4, std4(xr4[n_rt:]))
     v4_metrics = {
         f"learned-3: {best3}": v3_metrics[best3],
@@ -886,17 +895,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(halves['train_summary'])} summary sentences of {len(halves['train_reviews'])} Cochrane reviews "
         f"(target: learned-3's fit +/- {nudge:g}); grouped CV on the pools, README++ English val held out:"
     )
-    _print_table(
-        v4_metrics,
-        (
-            "spearman_pooled",
-            "match_accuracy",
-            "spearman_easier_half",
-            "minimal_pairs_source_harder",
-            "readmepp_val_spearman",
-            "readmepp_val_partial_spearman",
-        ),
-    )
+    _print_table(v4_metrics, V3_COLUMNS[:-1])
     temperature4, nll4, acc4 = oof_temperature(oof_v4, a_all, b_all, y_all)
     close4 = close_head(oof_v4, temperature4, "learned-4")
 
