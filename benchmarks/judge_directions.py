@@ -371,64 +371,95 @@ def attention_head(n_inputs: int, n_features: int, hidden: int = 64):
     return Head()
 
 
-def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> dict[str, dict[str, float]]:
-    fd = FitData(data_dir, dev_dir)
-    meta = load_model(default_weights_dir("v3")).meta["model"]
-    alin = float(meta["alin"])
-    rval = readmepp_rows("en", "val", dev_dir)
-    vlevel = np.array([r["rating"] for r in rval], dtype=float)
-    vtexts = [r["sentence"] for r in rval]
-    texts94, human94 = probes["arts94"]
-    asset_h, asset_e = probes["asset"]
-    docs = texts94 + asset_h + asset_e
-    needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
-    needed += [s for t in docs for s in split_sentences(t)]
-    held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
-    needed += [x for key in halves if key != "held_reviews" for x in halves[key]]
-    edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
-    needed += [t for edit in edits for t in edit]
-    texts = list(dict.fromkeys(fd.texts + fd.readme_texts + vtexts + needed))
-    pos = {t: i for i, t in enumerate(texts)}
-    tok = load_encoder("cpu").tokenizer
+class FitBench:
+    """Every text the fit rows read, tokenized and encoded once by frozen MiniLM, and the
+    figures of one row's predictions (:meth:`measure`).
 
+    Attributes: ``fd`` (:class:`FitData`), ``texts`` (every text, each once) and ``pos`` (a
+    text's row), ``ids`` (word pieces), ``feats`` (the cheap features), ``pooled`` (frozen
+    layer :data:`LAYER`, mean-pooled), ``pieces`` (each text's word-piece states), ``x``
+    (``[pooled, feats]``, the kernel's inputs), ``train_rows`` (the training texts' rows) and
+    ``crows`` / ``side`` (the training half's Cochrane sentences' rows, +1 for an abstract's,
+    -1 for a summary's).
+    """
+
+    def __init__(self, data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> None:
+        self.fd = fd = FitData(data_dir, dev_dir)
+        self.probes, self.halves = probes, halves
+        self.meta = load_model(default_weights_dir("v3")).meta["model"]
+        self.alin = float(self.meta["alin"])
+        rval = readmepp_rows("en", "val", dev_dir)
+        self.vlevel = np.array([r["rating"] for r in rval], dtype=float)
+        self.vtexts = [r["sentence"] for r in rval]
+        texts94, _ = probes["arts94"]
+        asset_h, asset_e = probes["asset"]
+        docs = texts94 + asset_h + asset_e
+        needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
+        needed += [s for t in docs for s in split_sentences(t)]
+        self.held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
+        needed += [x for key in halves if not key.endswith("_reviews") for x in halves[key]]
+        self.edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
+        needed += [t for edit in self.edits for t in edit]
+        self.texts = list(dict.fromkeys(fd.texts + fd.readme_texts + self.vtexts + needed))
+        self.pos = {t: i for i, t in enumerate(self.texts)}
+        self.ids = self.tokenize(self.texts)
+        self.feats = text_features(self.texts).astype(np.float64)
+        self.train_rows = [self.pos[t] for t in fd.train_texts]
+        self.crows = [self.pos[t] for t in halves["train_abstract"] + halves["train_summary"]]
+        self.side = np.r_[np.ones(len(halves["train_abstract"])), -np.ones(len(halves["train_summary"]))]
+        t0 = time.time()
+        self.pieces: list[np.ndarray] = []
+        self.pooled = encode(transformer(LAYER, "cpu"), self.ids, self.pieces)
+        self.x = np.hstack([self.pooled, self.feats])
+        print(f"frozen MiniLM: {len(self.texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)
+
+    @staticmethod
     def tokenize(batch: Sequence[str]) -> list[list[int]]:
+        tok = load_encoder("cpu").tokenizer
         return [tok(t, truncation=True, max_length=MAX_WORD_PIECES)["input_ids"] for t in batch]
 
-    ids = tokenize(texts)
-    feats = text_features(texts).astype(np.float64)
-    train_rows = [pos[t] for t in fd.train_texts]
-
-    def measure(pred: np.ndarray) -> dict[str, float]:
-        v = dict(zip(texts, pred))
+    def measure(self, pred: np.ndarray) -> dict[str, float]:
+        """The figures of :data:`FIT_COLUMNS` for ``pred``, one value per text of ``texts``."""
+        fd, probes, halves, pos = self.fd, self.probes, self.halves, self.pos
+        v = dict(zip(self.texts, pred))
         out = {"gpt4_fold": float(spearmanr(pred[[pos[fd.texts[i]] for i in fd.test_idx]], fd.elo[fd.test_idx])[0])}
         for key in ("tldr", "cochrane", "ose"):
             hard, easy, pairs = probes[key]
             out[key] = probes_mod.share_higher(
                 np.array([v[hard[i]] for i in pairs[:, 0]]), np.array([v[easy[j]] for j in pairs[:, 1]])
             )
-        xv = np.array([v[t] for t in vtexts])
-        out["readmepp"] = float(spearmanr(xv, vlevel)[0])
-        out["readmepp_partial"] = partial_spearman(xv, vlevel, np.log([max(len(words(t)), 1) for t in vtexts]))
+        xv = np.array([v[t] for t in self.vtexts])
+        out["readmepp"] = float(spearmanr(xv, self.vlevel)[0])
+        out["readmepp_partial"] = partial_spearman(
+            xv, self.vlevel, np.log([max(len(words(t)), 1) for t in self.vtexts])
+        )
 
         def doc(t: str) -> float:
             return weighted_mean(reading_units(t, "mean"), v.__getitem__)
 
+        texts94, human94 = probes["arts94"]
+        asset_h, asset_e = probes["asset"]
         out["arts94"] = float(spearmanr([doc(t) for t in texts94], human94)[0])
         out["asset"] = probes_mod.share_higher(
             np.array([doc(t) for t in asset_h]), np.array([doc(t) for t in asset_e])
         )
         out["cochrane_held"] = probes_mod.share_higher(
-            np.array([v[halves["held_abstract"][i]] for i in held_pairs[:, 0]]),
-            np.array([v[halves["held_summary"][j]] for j in held_pairs[:, 1]]),
+            np.array([v[halves["held_abstract"][i]] for i in self.held_pairs[:, 0]]),
+            np.array([v[halves["held_summary"][j]] for j in self.held_pairs[:, 1]]),
         )
         out["cochrane_written_held"] = float(
             np.mean([doc(r["abstract"]) > doc(r["plain_language_summary"]) for r in halves["held_reviews"]])
         )
-        out["edits"] = edit_moves(pred[[pos[t] for t in fd.texts]], [(v[a], v[b]) for a, b in edits])
+        out["edits"] = edit_moves(pred[[pos[t] for t in fd.texts]], [(v[a], v[b]) for a, b in self.edits])
         return out
 
     def kernel(
-        x: np.ndarray, rows: Sequence[int], y: np.ndarray, weight: np.ndarray | None, extra: np.ndarray | None = None
+        self,
+        x: np.ndarray,
+        rows: Sequence[int],
+        y: np.ndarray,
+        weight: np.ndarray | None,
+        extra: np.ndarray | None = None,
     ) -> np.ndarray:
         """learned-3's kernel ridge on ``x``; ``extra`` columns join the inputs standardised
         and multiplied by :data:`PIECE_COLUMN_WEIGHT`."""
@@ -438,17 +469,28 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list
         zx = std(x)
         if extra is not None:
             zx[:, -extra.shape[1] :] *= PIECE_COLUMN_WEIGHT
-        g = float(meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
-        n_repr = x.shape[1] - feats.shape[1] - (0 if extra is None else extra.shape[1])
-        params = training.fit_kernel(zx[rows], y, alin, g, 1.0, n_repr=n_repr, sample_weight=weight)
+        g = float(self.meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
+        n_repr = x.shape[1] - self.feats.shape[1] - (0 if extra is None else extra.shape[1])
+        params = training.fit_kernel(zx[rows], y, self.alin, g, 1.0, n_repr=n_repr, sample_weight=weight)
         return training.predict_kernel(params, zx)
 
+    def with_cochrane(self, base: np.ndarray, y: np.ndarray, weight: np.ndarray, nudge: float) -> np.ndarray:
+        """The training rows (targets ``y``, weights ``weight``) joined by the training half's
+        Cochrane sentences, each weighing 1 and targeted at ``base``'s value of it moved up (an
+        abstract's) or down (a summary's) by ``nudge`` Elo points, as learned-4 is trained:
+        the rows say which register is harder without putting Cochrane on a scale of its own."""
+        return self.kernel(
+            self.x,
+            [*self.train_rows, *self.crows],
+            np.r_[y, base[self.crows] + nudge * self.side],
+            np.r_[weight, np.ones(len(self.crows))],
+        )
+
+
+def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> dict[str, dict[str, float]]:
+    bench = FitBench(data_dir, dev_dir, probes, halves)
+    fd, x, train_rows, measure, kernel = bench.fd, bench.x, bench.train_rows, bench.measure, bench.kernel
     rows: dict[str, dict[str, float]] = {}
-    t0 = time.time()
-    pieces: list[np.ndarray] = []
-    pooled = encode(transformer(LAYER, "cpu"), ids, pieces)
-    x = np.hstack([pooled, feats])
-    print(f"frozen MiniLM: {len(texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)
     preds = {}
     for rw in README_WEIGHTS:
         preds[rw] = kernel(x, train_rows, fd.train_y, fd.weights(rw))
@@ -470,34 +512,29 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list
         )
     readme_w = fd.weights(training.README_WEIGHT)
     rows["hardest word pieces joined to the inputs (top-3 mean, 90th percentile)"] = measure(
-        kernel(x, train_rows, fd.train_y, readme_w, cross_fitted_summaries(pooled, pieces, train_rows, fd, readme_w))
+        kernel(
+            x,
+            train_rows,
+            fd.train_y,
+            readme_w,
+            cross_fitted_summaries(bench.pooled, bench.pieces, train_rows, fd, readme_w),
+        )
     )
     t0 = time.time()
-    head = fit_attention(pieces, feats, train_rows, fd.train_y, readme_w)
+    head = fit_attention(bench.pieces, bench.feats, train_rows, fd.train_y, readme_w)
     print(f"attention head: {time.time() - t0:.0f} s", file=sys.stderr)
     rows["attention over word pieces (a head on frozen layer 4)"] = measure(head)
     rows["average of learned-3's fit and the attention head"] = measure(
         0.5 * z(preds[training.README_WEIGHT]) + 0.5 * z(head)
     )
-    # Half the Cochrane reviews join the training rows: each sentence's target is learned-3's
-    # fit of it moved up (an abstract's) or down (a summary's) by the nudge, so the rows say
-    # which register is harder without putting Cochrane on a scale of its own.
-    crows = [pos[t] for t in halves["train_abstract"] + halves["train_summary"]]
-    side = np.r_[np.ones(len(halves["train_abstract"])), -np.ones(len(halves["train_summary"]))]
     for nudge in COCHRANE_NUDGES:
-        fit = kernel(
-            x,
-            [*train_rows, *crows],
-            np.r_[fd.train_y, preds[training.README_WEIGHT][crows] + nudge * side],
-            np.r_[readme_w, np.ones(len(crows))],
-        )
-        row = measure(fit)
+        row = measure(bench.with_cochrane(preds[training.README_WEIGHT], fd.train_y, readme_w, nudge))
         row["cochrane"] = float("nan")  # trained on half of these reviews: not out of sample
         rows[f"half the Cochrane reviews trained on, nudged {nudge:g} Elo"] = row
     for epochs, lr in FINE_TUNES:
         t0 = time.time()
-        model = fine_tune(fd, tokenize, epochs, lr)
-        xf = np.hstack([encode(model, ids), feats])
+        model = fine_tune(fd, bench.tokenize, epochs, lr)
+        xf = np.hstack([encode(model, bench.ids), bench.feats])
         rows[f"layers 1-{LAYER} fine-tuned, {epochs:g} epochs at lr {lr:g}"] = measure(
             kernel(xf, train_rows, fd.train_y, fd.weights(training.README_WEIGHT))
         )
@@ -700,8 +737,8 @@ READING_COLUMNS = {
 }
 
 
-def _figure(value: float) -> str:
-    return "—" if np.isnan(value) else f"{value:.3f}"
+def _figure(value: float, digits: int = 3) -> str:
+    return "—" if np.isnan(value) else f"{value:.{digits}f}"
 
 
 def held_out_formulas(halves: dict[str, list]) -> dict[str, tuple[float, float]]:
@@ -768,19 +805,33 @@ def report(results: dict, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
+def parse_args(doc: str, known: Sequence[str], argv: list[str] | None) -> tuple[list[str], Path, Path]:
+    """The command line of a directions script (``doc``, its docstring): the parts of ``known``
+    asked for by ``--parts`` (default: all), the development sets' folder and the ARTS data
+    folder."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--parts", default=",".join(known), help=f"comma-separated, of {', '.join(known)} (default: all)")
     ap.add_argument("--dev-dir", default=None, help="development sets (default: $ARTS_DEV_DIR or ../shared/dev)")
     ap.add_argument("--data-dir", default=None, help="ARTS data folder (default: $ARTS_DATA_DIR or ../shared/arts)")
     args = ap.parse_args(argv)
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    unknown = sorted(set(parts) - set(PARTS))
+    unknown = sorted(set(parts) - set(known))
     if unknown or not parts:
-        ap.error(f"--parts takes some of {', '.join(PARTS)}; got {args.parts!r}")
+        ap.error(f"--parts takes some of {', '.join(known)}; got {args.parts!r}")
+    return parts, find_dev_dir(args.dev_dir), Path(arts_data.find_data_dir(args.data_dir))
+
+
+def print_report(text: str, name: str, parts: Sequence[str], known: Sequence[str]) -> None:
+    """Print ``text``; when every part of ``known`` ran, also write it to ``benchmarks/results/name``."""
+    print(text)
+    if set(parts) == set(known):
+        (RESULTS / name).write_text(text, encoding="utf-8")
+        print(f"written: {RESULTS / name}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
-    dev_dir = find_dev_dir(args.dev_dir)
-    data_dir = Path(arts_data.find_data_dir(args.data_dir))
+    parts, dev_dir, data_dir = parse_args(__doc__, PARTS, argv)
     probes = probes_mod.load_probes(dev_dir, data_dir)
     results = {}
     if "fit" in parts:
@@ -791,11 +842,7 @@ def main(argv: list[str] | None = None) -> int:
         results["reading"] = reading_part(data_dir, dev_dir, probes)
     if "edits" in parts:
         results["edits"] = edits_part(probes)
-    text = report(results, time.time() - t0)
-    print(text)
-    if set(parts) == set(PARTS):
-        (RESULTS / "judge_directions.md").write_text(text, encoding="utf-8")
-        print(f"written: {RESULTS / 'judge_directions.md'}", file=sys.stderr)
+    print_report(report(results, time.time() - t0), "judge_directions.md", parts, PARTS)
     return 0
 
 
