@@ -371,6 +371,12 @@ def attention_head(n_inputs: int, n_features: int, hidden: int = 64):
     return Head()
 
 
+def halves_sentences(halves: dict[str, list]) -> list[str]:
+    """Every sentence of :func:`arts_metric.data.split_cochrane_reviews`'s split (its lists of
+    sentences, not its lists of reviews), in the split's order."""
+    return [x for key, rows in halves.items() if not key.endswith("_reviews") for x in rows]
+
+
 class FitBench:
     """Every text the fit rows read, tokenized and encoded once by frozen MiniLM, and the
     figures of one row's predictions (:meth:`measure`).
@@ -397,7 +403,7 @@ class FitBench:
         needed = [t for key in ("tldr", "cochrane", "ose") for t in probes[key][0] + probes[key][1]]
         needed += [s for t in docs for s in split_sentences(t)]
         self.held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
-        needed += [x for key in halves if not key.endswith("_reviews") for x in halves[key]]
+        needed += halves_sentences(halves)
         self.edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
         needed += [t for edit in self.edits for t in edit]
         self.texts = list(dict.fromkeys(fd.texts + fd.readme_texts + self.vtexts + needed))

@@ -138,3 +138,18 @@ def test_edit_moves_are_changes_of_position_among_the_pool(bench):
     assert bench.edit_moves(pool, pairs) == pytest.approx(0.02 + 0.01 * (0.30 - 0.02), abs=1e-9)
     # the scale of the values does not matter, only their order
     assert bench.edit_moves(36 * pool, [(36 * a, 36 * b) for a, b in pairs]) == bench.edit_moves(pool, pairs)
+
+
+def test_the_fit_rows_read_the_cochrane_split_s_sentences_not_its_reviews(bench):
+    from arts_metric.data import split_cochrane_reviews
+
+    reviews = [
+        {"abstract": f"Abstract {i} one. Abstract {i} two.", "plain_language_summary": f"Summary {i}."}
+        for i in range(4)
+    ]
+    halves = split_cochrane_reviews(reviews)
+    got = bench.halves_sentences(halves)
+    assert all(isinstance(x, str) for x in got)
+    assert got[:3] == ["Abstract 0 one.", "Abstract 0 two.", "Abstract 2 one."]
+    assert "Summary 1." in got and "Summary 3." in got
+    assert len(got) == 4 * 3
