@@ -383,13 +383,15 @@ class FitBench:
 
     Attributes: ``fd`` (:class:`FitData`), ``texts`` (every text, each once) and ``pos`` (a
     text's row), ``ids`` (word pieces), ``feats`` (the cheap features), ``pooled`` (frozen
-    layer :data:`LAYER`, mean-pooled), ``pieces`` (each text's word-piece states), ``x``
+    layer :data:`LAYER`, mean-pooled), ``pieces`` (each text's word-piece states; ``None`` when built with ``pieces=False``), ``x``
     (``[pooled, feats]``, the kernel's inputs), ``train_rows`` (the training texts' rows) and
     ``crows`` / ``side`` (the training half's Cochrane sentences' rows, +1 for an abstract's,
     -1 for a summary's).
     """
 
-    def __init__(self, data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> None:
+    def __init__(
+        self, data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list], pieces: bool = True
+    ) -> None:
         self.fd = fd = FitData(data_dir, dev_dir)
         self.probes, self.halves = probes, halves
         self.meta = load_model(default_weights_dir("v3")).meta["model"]
@@ -414,7 +416,7 @@ class FitBench:
         self.crows = [self.pos[t] for t in halves["train_abstract"] + halves["train_summary"]]
         self.side = np.r_[np.ones(len(halves["train_abstract"])), -np.ones(len(halves["train_summary"]))]
         t0 = time.time()
-        self.pieces: list[np.ndarray] = []
+        self.pieces: list[np.ndarray] | None = [] if pieces else None
         self.pooled = encode(transformer(LAYER, "cpu"), self.ids, self.pieces)
         self.x = np.hstack([self.pooled, self.feats])
         print(f"frozen MiniLM: {len(self.texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)

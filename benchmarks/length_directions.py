@@ -31,8 +31,8 @@ meet: one-word edits (99th percentile of the move in ``arts`` at most .05), the 
    the pool): the word-weighted mean of the sentences (the default rule); windows of 2 or 3
    consecutive sentences (a text with fewer read whole), each weighing its words; and the same
    windows with their own length taken out: a window's value less ``b x (log of its words -
-   the word-weighted mean of its sentences' log words)``, ``b`` the judge's slope on the
-   ARTS3000 pool texts. A window of three 10-word sentences is then read as its content at a
+   the word-weighted mean of its sentences' log words)``, ``b`` the slope of the judge's
+   shipped (cross-fitted) scores of the ARTS3000 pool texts, those placement reads against. A window of three 10-word sentences is then read as its content at a
    sentence's length. Figures: ARTS94 Spearman, ASSET pairs, TLDR rated easier than its own
    abstract (goal .30-.70), Cochrane abstract harder than its summary as written (the
    held-out half).
@@ -178,10 +178,11 @@ def reading_part(dev_dir: Path, data_dir: Path, probes: dict, halves: dict[str, 
     t0 = time.time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a window past MiniLM's 256 word pieces is cut, as compute cuts a text
-        latent = dict(zip(units, judge.model.predict(judge._inputs(units))))
-        pool_texts = load_pool("arts3000", data_dir).get_texts()
-        b = length_slope(judge.model.predict(judge._inputs(pool_texts)), pool_texts)
-    print(f"reading: {len(units)} pieces and the pool scored in {time.time() - t0:.0f} s", file=sys.stderr)
+        latent = dict(zip(units, judge.score(units)))
+    pool = load_pool("arts3000", data_dir)
+    # the judge's scores of the pool texts ship with the pool (what placement reads them against)
+    b = length_slope(np.asarray(pool.judge_scores[judge.score_key]), pool.get_texts())
+    print(f"reading: {len(units)} pieces scored in {time.time() - t0:.0f} s", file=sys.stderr)
     out: dict = {"slope": b, "rules": {}}
     for rule, (cut, size, taken_out) in READING_RULES.items():
 
@@ -233,7 +234,11 @@ def report(results: dict, seconds: float) -> str:
             ["rule", *READING_COLUMNS.values()],
             [[rule, *(f"{x[k]:.3f}" for k in READING_COLUMNS)] for rule, x in r["rules"].items()],
         )
-        lines += ["", f"The judge's slope on the ARTS3000 pool texts: {r['slope']:.1f} Elo per unit of log words."]
+        lines += [
+            "",
+            f"The slope of the judge's shipped scores of the ARTS3000 pool texts: {r['slope']:.1f} Elo per unit of log "
+            "words.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -244,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     halves = arts_data.cochrane_halves(dev_dir)
     results = {}
     if "fit" in parts:
-        results["fit"] = fit_part(directions.FitBench(data_dir, dev_dir, probes, halves))
+        results["fit"] = fit_part(directions.FitBench(data_dir, dev_dir, probes, halves, pieces=False))
     if "reading" in parts:
         results["reading"] = reading_part(dev_dir, data_dir, probes, halves)
     directions.print_report(report(results, time.time() - t0), "length_directions.md", parts, PARTS)

@@ -69,6 +69,7 @@ cores (it prints its own time).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import io
 import json
@@ -1019,11 +1020,16 @@ def main(argv: list[str] | None = None) -> int:
     rows94 = arts_data.load_pool_rows("arts94", data_dir)
     t94 = [r["text"] for r in rows94]
     f94 = text_features(t94)
+
+    @functools.cache
+    def means94(layers_: tuple[int, ...]) -> np.ndarray:  # learned-3 and learned-4 read the same layers
+        return learned.layer_means(t94, layers_, device=args.device)
+
     reps94 = {
         "v1": lambda: learned.sentence_embeddings(t94, device=args.device),
-        "v2": lambda: learned.layer_means(t94, layers, device=args.device),
-        "v3": lambda: learned.layer_means(t94, layers3, device=args.device),
-        "v4": lambda: learned.layer_means(t94, layers3, device=args.device),
+        "v2": lambda: means94(layers),
+        "v3": lambda: means94(layers3),
+        "v4": lambda: means94(layers3),
     }
     s94 = {v: m.predict(np.hstack([reps94[v](), f94])) for v, m in models.items()}
     human = ratings_from_history(len(t94), arts_data.load_history("arts94", "human", "majority", data_dir))
