@@ -260,8 +260,9 @@ def pooled_states(model, ids: list[list[int]], grad: bool = False, pieces: list 
         return (states * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
 
 
-def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
-    """MiniLM's first :data:`LAYER` layers fine-tuned (embeddings frozen) with a linear head."""
+def fine_tune(texts: Sequence[str], target: np.ndarray, weight: np.ndarray, tokenize, epochs: float, lr: float):
+    """MiniLM's first :data:`LAYER` layers fine-tuned (embeddings frozen) with a linear head on
+    ``texts``' ``target`` (Elo points), each row's squared error weighing ``weight``."""
     import torch
 
     torch.manual_seed(SEED)
@@ -269,9 +270,9 @@ def fine_tune(fd: FitData, tokenize, epochs: float, lr: float):
     model.train()
     model.embeddings.requires_grad_(False)
     head = torch.nn.Linear(model.config.hidden_size, 1)
-    ids = tokenize(fd.train_texts)
-    y = torch.tensor((fd.train_y - training.START_RATING) / 36.0, dtype=torch.float32)  # a pool SD is ~36 Elo
-    w = torch.tensor(fd.weights(training.README_WEIGHT), dtype=torch.float32)
+    ids = tokenize(texts)
+    y = torch.tensor((target - training.START_RATING) / 36.0, dtype=torch.float32)  # a pool SD is ~36 Elo
+    w = torch.tensor(weight, dtype=torch.float32)
     by_length = np.argsort([len(r) for r in ids], kind="stable")
     batches = [by_length[i : i + 32] for i in range(0, len(by_length), 32)]
     steps = int(len(batches) * epochs)
@@ -377,6 +378,18 @@ def halves_sentences(halves: dict[str, list]) -> list[str]:
     return [x for key, rows in halves.items() if not key.endswith("_reviews") for x in rows]
 
 
+def _joined(
+    rows: list[int], y: np.ndarray, weight: np.ndarray, copies: tuple | None, sources: int
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """``rows``, ``y`` and ``weight`` joined by the ``copies`` (see :meth:`FitBench.with_cochrane`)
+    whose source is one of the first ``sources`` rows, each with its source's target and weight."""
+    if copies is None:
+        return rows, y, weight
+    crows, src, w = copies
+    take = src < sources
+    return [*rows, *crows[take]], np.r_[y, y[src[take]]], np.r_[weight, w * weight[src[take]]]
+
+
 class FitBench:
     """Every text the fit rows read, tokenized and encoded once by frozen MiniLM, and the
     figures of one row's predictions (:meth:`measure`).
@@ -427,7 +440,8 @@ class FitBench:
         return [tok(t, truncation=True, max_length=MAX_WORD_PIECES)["input_ids"] for t in batch]
 
     def measure(self, pred: np.ndarray) -> dict[str, float]:
-        """The figures of :data:`FIT_COLUMNS` for ``pred``, one value per text of ``texts``."""
+        """The figures of :data:`FIT_COLUMNS` for ``pred``, one value per text of ``texts`` (values
+        past them are not read), and ``edits_short``, the edits of sentences under 10 words."""
         fd, probes, halves, pos = self.fd, self.probes, self.halves, self.pos
         v = dict(zip(self.texts, pred))
         out = {"gpt4_fold": float(spearmanr(pred[[pos[fd.texts[i]] for i in fd.test_idx]], fd.elo[fd.test_idx])[0])}
@@ -458,7 +472,9 @@ class FitBench:
         out["cochrane_written_held"] = float(
             np.mean([doc(r["abstract"]) > doc(r["plain_language_summary"]) for r in halves["held_reviews"]])
         )
-        out["edits"] = edit_moves(pred[[pos[t] for t in fd.texts]], [(v[a], v[b]) for a, b in self.edits])
+        pool = pred[[pos[t] for t in fd.texts]]
+        out["edits"] = edit_moves(pool, [(v[a], v[b]) for a, b in self.edits])
+        out["edits_short"] = edit_moves(pool, [(v[a], v[b]) for a, b in self.edits if len(words(a)) < 10])
         return out
 
     def kernel(
@@ -468,31 +484,51 @@ class FitBench:
         y: np.ndarray,
         weight: np.ndarray | None,
         extra: np.ndarray | None = None,
+        alpha: float = training.KRR_ALPHA,
+        gamma_scale: float = 1.0,
     ) -> np.ndarray:
-        """learned-3's kernel ridge on ``x``; ``extra`` columns join the inputs standardised
-        and multiplied by :data:`PIECE_COLUMN_WEIGHT`."""
+        """learned-3's kernel ridge on ``x`` (ridge penalty ``alpha``, RBF gamma learned-3's
+        times ``gamma_scale``); ``extra`` columns join the inputs standardised and multiplied
+        by :data:`PIECE_COLUMN_WEIGHT`."""
         if extra is not None:
             x = np.hstack([x, extra])
         std = training.Standardiser(x[rows])
         zx = std(x)
         if extra is not None:
             zx[:, -extra.shape[1] :] *= PIECE_COLUMN_WEIGHT
-        g = float(self.meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
+        g = gamma_scale * float(self.meta["gamma"]) * x.shape[1]  # learned-3's gamma = g / inputs
         n_repr = x.shape[1] - self.feats.shape[1] - (0 if extra is None else extra.shape[1])
-        params = training.fit_kernel(zx[rows], y, self.alin, g, 1.0, n_repr=n_repr, sample_weight=weight)
+        params = training.fit_kernel(zx[rows], y, self.alin, g, 1.0, n_repr=n_repr, sample_weight=weight, alpha=alpha)
         return training.predict_kernel(params, zx)
 
-    def with_cochrane(self, base: np.ndarray, y: np.ndarray, weight: np.ndarray, nudge: float) -> np.ndarray:
+    def with_cochrane(
+        self,
+        base: np.ndarray | None,
+        y: np.ndarray,
+        weight: np.ndarray,
+        nudge: float,
+        x: np.ndarray | None = None,
+        copies: tuple[np.ndarray, np.ndarray, float] | None = None,
+        **kernel: float,
+    ) -> np.ndarray:
         """The training rows (targets ``y``, weights ``weight``) joined by the training half's
         Cochrane sentences, each weighing 1 and targeted at ``base``'s value of it moved up (an
         abstract's) or down (a summary's) by ``nudge`` Elo points, as learned-4 is trained:
-        the rows say which register is harder without putting Cochrane on a scale of its own."""
-        return self.kernel(
-            self.x,
-            [*self.train_rows, *self.crows],
-            np.r_[y, base[self.crows] + nudge * self.side],
-            np.r_[weight, np.ones(len(self.crows))],
-        )
+        the rows say which register is harder without putting Cochrane on a scale of its own.
+        ``base`` None: the first fit of learned-4's construction, on the training rows (and
+        their copies), with the same ``x`` and ``kernel``.
+
+        ``x``: the inputs (default :attr:`x`). ``copies``: ``(rows, sources, w)``, rows of
+        ``x`` that join the fit each with its source's target and ``w`` times its weight, a
+        source being a position in the training rows followed by the Cochrane sentences.
+        ``kernel``: :meth:`kernel`'s ``alpha`` and ``gamma_scale``."""
+        x = self.x if x is None else x
+        if base is None:
+            base = self.kernel(x, *_joined(list(self.train_rows), y, weight, copies, len(self.train_rows)), **kernel)
+        rows = [*self.train_rows, *self.crows]
+        y = np.r_[y, base[self.crows] + nudge * self.side]
+        rows, y, weight = _joined(rows, y, np.r_[weight, np.ones(len(self.crows))], copies, len(rows))
+        return self.kernel(x, rows, y, weight, **kernel)
 
 
 def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list]) -> dict[str, dict[str, float]]:
@@ -541,7 +577,7 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list
         rows[f"half the Cochrane reviews trained on, nudged {nudge:g} Elo"] = row
     for epochs, lr in FINE_TUNES:
         t0 = time.time()
-        model = fine_tune(fd, bench.tokenize, epochs, lr)
+        model = fine_tune(fd.train_texts, fd.train_y, fd.weights(training.README_WEIGHT), bench.tokenize, epochs, lr)
         xf = np.hstack([encode(model, bench.ids), bench.feats])
         rows[f"layers 1-{LAYER} fine-tuned, {epochs:g} epochs at lr {lr:g}"] = measure(
             kernel(xf, train_rows, fd.train_y, fd.weights(training.README_WEIGHT))
@@ -745,6 +781,16 @@ READING_COLUMNS = {
 }
 
 
+def report_head(title: str, script: str, seconds: float) -> list[str]:
+    """The first lines of a directions script's report: its title, the script and its run time."""
+    return [
+        f"# {title}",
+        "",
+        f"Printed by `benchmarks/{script}` (see its docstring for each row and figure). "
+        f"Run time {seconds / 60:.0f} minutes on this machine's CPU.",
+    ]
+
+
 def _figure(value: float, digits: int = 3) -> str:
     return "—" if np.isnan(value) else f"{value:.{digits}f}"
 
@@ -767,12 +813,7 @@ def held_out_formulas(halves: dict[str, list]) -> dict[str, tuple[float, float]]
 
 
 def report(results: dict, seconds: float) -> str:
-    lines = [
-        "# Directions for a judge that reads words beyond length",
-        "",
-        f"Printed by `benchmarks/judge_directions.py` (see its docstring for each row and figure). "
-        f"Run time {seconds / 60:.0f} minutes on this machine's CPU.",
-    ]
+    lines = report_head("Directions for a judge that reads words beyond length", "judge_directions.py", seconds)
     if "fit" in results:
         lines += [
             "",
@@ -829,6 +870,13 @@ def parse_args(doc: str, known: Sequence[str], argv: list[str] | None) -> tuple[
     return parts, find_dev_dir(args.dev_dir), Path(arts_data.find_data_dir(args.data_dir))
 
 
+def start(doc: str, known: Sequence[str], argv: list[str] | None) -> tuple[list[str], Path, Path, dict, dict]:
+    """:func:`parse_args`, then the sets every part reads: the probes of ``judge_probes.py`` and
+    the Cochrane split learned-4 trains on (:func:`arts_metric.data.cochrane_halves`)."""
+    parts, dev_dir, data_dir = parse_args(doc, known, argv)
+    return parts, dev_dir, data_dir, probes_mod.load_probes(dev_dir, data_dir), arts_data.cochrane_halves(dev_dir)
+
+
 def print_report(text: str, name: str, parts: Sequence[str], known: Sequence[str]) -> None:
     """Print ``text``; when every part of ``known`` ran, also write it to ``benchmarks/results/name``."""
     print(text)
@@ -839,11 +887,9 @@ def print_report(text: str, name: str, parts: Sequence[str], known: Sequence[str
 
 def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
-    parts, dev_dir, data_dir = parse_args(__doc__, PARTS, argv)
-    probes = probes_mod.load_probes(dev_dir, data_dir)
+    parts, dev_dir, data_dir, probes, halves = start(__doc__, PARTS, argv)
     results = {}
     if "fit" in parts:
-        halves = arts_data.cochrane_halves(dev_dir)
         results["fit"] = fit_part(data_dir, dev_dir, probes, halves)
         results["fit_formulas"] = held_out_formulas(halves)
     if "reading" in parts:

@@ -67,7 +67,6 @@ import judge_probes as probes_mod  # noqa: E402
 import train_learned_judge as training  # noqa: E402
 from documents import _table, load_scitldr  # noqa: E402
 
-from arts_metric import data as arts_data  # noqa: E402
 from arts_metric.judges.learned import LearnedJudge  # noqa: E402
 from arts_metric.pool import load_pool  # noqa: E402
 from arts_metric.text.features import words  # noqa: E402
@@ -112,23 +111,19 @@ def window_length_excess(unit: str) -> float:
 
 # ----------------------------------------------------------------------------- part 1: fit
 def fit_part(bench: "directions.FitBench") -> dict[str, dict[str, float]]:
-    fd, x = bench.fd, bench.x
+    fd = bench.fd
     weight = fd.weights(training.README_WEIGHT)
     train_texts = [bench.texts[i] for i in bench.train_rows]
     pool_rows = [bench.pos[t] for t in fd.texts]
     lw = log_words(bench.texts)
-    short_edits = np.array([len(words(a)) < 10 for a, _ in bench.edits])
 
     def measure(pred: np.ndarray) -> dict[str, float]:
         out = bench.measure(pred)
-        v = dict(zip(bench.texts, pred))
-        pairs = [(v[a], v[b]) for (a, b), short in zip(bench.edits, short_edits) if short]
-        out["edits_short"] = directions.edit_moves(pred[pool_rows], pairs)
         out["slope"] = length_slope(pred[pool_rows], fd.texts)
         return out
 
     def learned4(y: np.ndarray) -> np.ndarray:
-        return bench.with_cochrane(bench.kernel(x, bench.train_rows, y, weight), y, weight, NUDGE)
+        return bench.with_cochrane(None, y, weight, NUDGE)
 
     rows: dict[str, dict[str, float]] = {}
     t0 = time.time()
@@ -212,12 +207,7 @@ READING_COLUMNS = {k: directions.READING_COLUMNS[k] for k in ("arts94", "asset",
 
 
 def report(results: dict, seconds: float) -> str:
-    lines = [
-        "# What length carries in the judge",
-        "",
-        "Printed by `benchmarks/length_directions.py` (see its docstring for each row and figure). "
-        f"Run time {seconds / 60:.0f} minutes on this machine's CPU.",
-    ]
+    lines = directions.report_head("What length carries in the judge", "length_directions.py", seconds)
     if "fit" in results:
         lines += ["", "## Length in the fit (fold 0 of the grouped CV held out; learned-4's construction)", ""]
         lines += _table(
@@ -244,9 +234,7 @@ def report(results: dict, seconds: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
-    parts, dev_dir, data_dir = directions.parse_args(__doc__, PARTS, argv)
-    probes = probes_mod.load_probes(dev_dir, data_dir)
-    halves = arts_data.cochrane_halves(dev_dir)
+    parts, dev_dir, data_dir, probes, halves = directions.start(__doc__, PARTS, argv)
     results = {}
     if "fit" in parts:
         results["fit"] = fit_part(directions.FitBench(data_dir, dev_dir, probes, halves, pieces=False))

@@ -241,17 +241,19 @@ def fit_kernel(
     d2: np.ndarray | None = None,
     n_repr: int = N_EMB,
     sample_weight: np.ndarray | None = None,
+    alpha: float = KRR_ALPHA,
 ) -> dict:
     """Kernel ridge with K = exp(-gamma |zw_i - zw_j|^2) + z_i.z_j / alin on centred targets
     (centred on their mean weighted by ``sample_weight``, which also weighs each row's
-    squared error). Returns the parameters of :class:`arts_metric.judges.learned.LearnedModel`."""
+    squared error), ridge penalty ``alpha``. Returns the parameters of
+    :class:`arts_metric.judges.learned.LearnedModel`."""
     gamma = g / ztr.shape[1]
     zw = weighted(ztr, wf, n_repr)
     if d2 is None:
         d2 = euclidean_distances(zw, squared=True)
     kernel = np.exp(-gamma * d2) + ztr @ ztr.T / alin
     mu = float(np.average(y, weights=sample_weight))
-    krr = KernelRidge(alpha=KRR_ALPHA, kernel="precomputed").fit(kernel, y - mu, sample_weight=sample_weight)
+    krr = KernelRidge(alpha=alpha, kernel="precomputed").fit(kernel, y - mu, sample_weight=sample_weight)
     dual = krr.dual_coef_.ravel()
     return {
         "support": zw,
