@@ -97,33 +97,30 @@ def edited_copies(
     return out, np.array(sources, dtype=int)
 
 
-def inputs(model, bench: "directions.FitBench", texts: Sequence[str]) -> np.ndarray:
-    """The kernel's inputs of ``texts`` under ``model``: mean-pooled layer 4 and the cheap features."""
-    return np.hstack([directions.encode(model, bench.tokenize(texts)), text_features(list(texts)).astype(np.float64)])
-
-
-def still_tune(bench: "directions.FitBench", rows: Sequence[int], copies: Sequence[str], mu: float):
+def still_tune(
+    bench: "directions.FitBench", rows: Sequence[int], copy_ids: list[list[int]], copy_h0: np.ndarray, mu: float
+):
     """MiniLM's layers 1-4 trained (embeddings frozen) so that the mean state ``h`` of each
-    text (``rows`` of ``bench``) and ``h'`` of its copy (``copies``, one edited copy of each)
-    come together while ``h`` stays near frozen MiniLM's ``h0``: loss ``(|h - h'|^2 + mu |h - h0|^2) / mean |h0 - h0'|^2``, one epoch, in eval mode
-    (no dropout: it would move ``h`` and ``h'`` apart at random)."""
+    text (``rows`` of ``bench``) and ``h'`` of its edited copy (word pieces ``copy_ids``,
+    frozen MiniLM's mean state ``copy_h0``) come together while ``h`` stays near frozen
+    MiniLM's ``h0``: loss ``(|h - h'|^2 + mu |h - h0|^2) / mean |h0 - h0'|^2``, one epoch, in
+    eval mode (no dropout: it would move ``h`` and ``h'`` apart at random)."""
     import torch
     from tqdm.auto import tqdm
 
     lr, size = 3e-5, 32
     torch.manual_seed(directions.SEED)
-    frozen = directions.transformer(directions.LAYER, "cpu")
-    model = copy.deepcopy(frozen)
+    model = copy.deepcopy(directions.transformer(directions.LAYER, "cpu"))
     model.embeddings.requires_grad_(False)
-    ids, ids_e = [bench.ids[r] for r in rows], bench.tokenize(copies)
+    ids = [bench.ids[r] for r in rows]
     h0 = torch.tensor(bench.pooled[rows], dtype=torch.float32)
-    scale = float(np.mean(np.sum((bench.pooled[rows] - directions.encode(frozen, ids_e)) ** 2, axis=1)))
+    scale = float(np.mean(np.sum((bench.pooled[rows] - copy_h0) ** 2, axis=1)))
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01)
     order = np.random.default_rng(directions.SEED).permutation(len(rows))
     for i in tqdm(range(0, len(order), size), desc="still-states fine-tune", file=sys.stderr):
         b = order[i : i + size]
         h = directions.pooled_states(model, [ids[k] for k in b], grad=True)
-        he = directions.pooled_states(model, [ids_e[k] for k in b], grad=True)
+        he = directions.pooled_states(model, [copy_ids[k] for k in b], grad=True)
         loss = (((h - he) ** 2).sum(1).mean() + mu * ((h - h0[b]) ** 2).sum(1).mean()) / scale
         opt.zero_grad()
         loss.backward()
@@ -132,56 +129,51 @@ def still_tune(bench: "directions.FitBench", rows: Sequence[int], copies: Sequen
 
 
 def fit_part(bench: "directions.FitBench") -> dict[str, dict[str, float]]:
-    fd = bench.fd
+    fd, measure = bench.fd, bench.measure
     weight = fd.weights(training.README_WEIGHT)
-    n, measure = len(bench.texts), bench.measure
+
+    def learned4(x: np.ndarray | None = None, copies: tuple | None = None, **kernel: float) -> np.ndarray:
+        return bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE, x, copies, **kernel)
 
     rows: dict[str, dict[str, float]] = {}
     t0 = time.time()
-    rows["learned-4's fit"] = measure(bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE))
+    rows["learned-4's fit"] = measure(learned4())
     source_rows = [*bench.train_rows, *bench.crows]
     source_texts = [bench.texts[r] for r in source_rows]
     probed = {a for a, _ in bench.edits}
     longest = max(m for m, _ in COPIES)
     copies, sources = edited_copies(source_texts, probed, longest, np.random.default_rng(COPY_SEED))
-    x = np.vstack([bench.x, inputs(directions.transformer(directions.LAYER, "cpu"), bench, copies)])
+    copy_ids = bench.tokenize(copies)
+    copy_h0 = directions.encode(directions.transformer(directions.LAYER, "cpu"), copy_ids)
+    x = np.vstack([bench.x, np.hstack([copy_h0, text_features(copies).astype(np.float64)])])
     source_words = np.array([len(words(source_texts[k])) for k in sources])
     for max_words, w in COPIES:
-        keep = source_words < max_words
+        keep = np.flatnonzero(source_words < max_words)
         rows[f"edited copies of sentences under {max_words} words joined, weight {w:g}"] = measure(
-            bench.with_cochrane(
-                None, fd.train_y, weight, length_directions.NUDGE, x, (n + np.flatnonzero(keep), sources[keep], w)
-            )
+            learned4(x, (len(bench.texts) + keep, sources[keep], w))
         )
     for alpha in RIDGE_PENALTIES:
-        rows[f"ridge penalty times {alpha:g}"] = measure(
-            bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE, alpha=alpha * training.KRR_ALPHA)
-        )
+        rows[f"ridge penalty times {alpha:g}"] = measure(learned4(alpha=alpha * training.KRR_ALPHA))
     for scale in GAMMA_SCALES:
-        rows[f"RBF gamma times {scale:g}"] = measure(
-            bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE, gamma_scale=scale)
-        )
+        rows[f"RBF gamma times {scale:g}"] = measure(learned4(gamma_scale=scale))
     print(f"copies and smoother fits: {time.time() - t0:.0f} s ({len(copies)} copies)", file=sys.stderr)
     readme = bench.train_rows[fd.n_pool :]
     for epochs, lr in README_TUNES:
         t0 = time.time()
         ones = np.ones(len(fd.readme_texts))
-        model = directions.fine_tune(fd.readme_texts, fd.readme_target, ones, bench.tokenize, epochs, lr)
-        xf = np.hstack([directions.encode(model, bench.ids), bench.feats])
+        xf = bench.inputs(directions.fine_tune(fd.readme_texts, fd.readme_target, ones, bench.tokenize, epochs, lr))
         name = f"layers 1-4 fine-tuned on README++ train alone, {epochs:g} epochs at lr {lr:g}"
-        rows[f"{name}: learned-4's fit"] = measure(
-            bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE, xf)
-        )
+        rows[f"{name}: learned-4's fit"] = measure(learned4(xf))
         rows[f"{name}: README++ train alone"] = measure(bench.kernel(xf, readme, fd.readme_target, None))
         print(f"{name}: {time.time() - t0:.0f} s", file=sys.stderr)
     rows["frozen MiniLM: README++ train alone"] = measure(bench.kernel(bench.x, readme, fd.readme_target, None))
-    keep = source_words < COPIES[0][0]
+    keep = np.flatnonzero(source_words < COPIES[0][0])
     for mu in STILL_WEIGHTS:
         t0 = time.time()
-        model = still_tune(bench, [source_rows[k] for k in sources[keep]], [c for c, k in zip(copies, keep) if k], mu)
-        xs = np.hstack([directions.encode(model, bench.ids), bench.feats])
+        tuned = [source_rows[k] for k in sources[keep]]
+        model = still_tune(bench, tuned, [copy_ids[k] for k in keep], copy_h0[keep], mu)
         rows[f"layers 1-4 trained to hold still under one-word edits, mu {mu:g}"] = measure(
-            bench.with_cochrane(None, fd.train_y, weight, length_directions.NUDGE, xs)
+            learned4(bench.inputs(model))
         )
         print(f"still-states fine-tune, mu {mu:g}: {time.time() - t0:.0f} s", file=sys.stderr)
     return rows

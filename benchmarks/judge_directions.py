@@ -396,8 +396,8 @@ class FitBench:
 
     Attributes: ``fd`` (:class:`FitData`), ``texts`` (every text, each once) and ``pos`` (a
     text's row), ``ids`` (word pieces), ``feats`` (the cheap features), ``pooled`` (frozen
-    layer :data:`LAYER`, mean-pooled), ``pieces`` (each text's word-piece states; ``None`` when built with ``pieces=False``), ``x``
-    (``[pooled, feats]``, the kernel's inputs), ``train_rows`` (the training texts' rows) and
+    layer :data:`LAYER`, mean-pooled), ``pieces`` (each text's word-piece states; ``None`` when
+    built with ``pieces=False``), ``x`` (``[pooled, feats]``, the kernel's inputs), ``train_rows`` (the training texts' rows) and
     ``crows`` / ``side`` (the training half's Cochrane sentences' rows, +1 for an abstract's,
     -1 for a summary's).
     """
@@ -420,6 +420,7 @@ class FitBench:
         self.held_pairs = probes_mod.same_length_pairs(halves["held_abstract"], halves["held_summary"])
         needed += halves_sentences(halves)
         self.edits = probes_mod.stability_edits(probes["edit_pool"], probes["dev_sentences"])
+        self.short_edits = [edit for edit in self.edits if len(words(edit[0])) < 10]
         needed += [t for edit in self.edits for t in edit]
         self.texts = list(dict.fromkeys(fd.texts + fd.readme_texts + self.vtexts + needed))
         self.pos = {t: i for i, t in enumerate(self.texts)}
@@ -431,8 +432,13 @@ class FitBench:
         t0 = time.time()
         self.pieces: list[np.ndarray] | None = [] if pieces else None
         self.pooled = encode(transformer(LAYER, "cpu"), self.ids, self.pieces)
-        self.x = np.hstack([self.pooled, self.feats])
+        self.x = self.inputs(pooled=self.pooled)
         print(f"frozen MiniLM: {len(self.texts)} texts encoded in {time.time() - t0:.0f} s", file=sys.stderr)
+
+    def inputs(self, model=None, pooled: np.ndarray | None = None) -> np.ndarray:
+        """The kernel's inputs of every text: ``pooled`` (or the mean-pooled layer :data:`LAYER`
+        of ``model``, such as a fine-tuned MiniLM) beside the cheap features."""
+        return np.hstack([encode(model, self.ids) if pooled is None else pooled, self.feats])
 
     @staticmethod
     def tokenize(batch: Sequence[str]) -> list[list[int]]:
@@ -474,7 +480,7 @@ class FitBench:
         )
         pool = pred[[pos[t] for t in fd.texts]]
         out["edits"] = edit_moves(pool, [(v[a], v[b]) for a, b in self.edits])
-        out["edits_short"] = edit_moves(pool, [(v[a], v[b]) for a, b in self.edits if len(words(a)) < 10])
+        out["edits_short"] = edit_moves(pool, [(v[a], v[b]) for a, b in self.short_edits])
         return out
 
     def kernel(
@@ -524,7 +530,7 @@ class FitBench:
         ``kernel``: :meth:`kernel`'s ``alpha`` and ``gamma_scale``."""
         x = self.x if x is None else x
         if base is None:
-            base = self.kernel(x, *_joined(list(self.train_rows), y, weight, copies, len(self.train_rows)), **kernel)
+            base = self.kernel(x, *_joined(self.train_rows, y, weight, copies, len(self.train_rows)), **kernel)
         rows = [*self.train_rows, *self.crows]
         y = np.r_[y, base[self.crows] + nudge * self.side]
         rows, y, weight = _joined(rows, y, np.r_[weight, np.ones(len(self.crows))], copies, len(rows))
@@ -578,7 +584,7 @@ def fit_part(data_dir: Path, dev_dir: Path, probes: dict, halves: dict[str, list
     for epochs, lr in FINE_TUNES:
         t0 = time.time()
         model = fine_tune(fd.train_texts, fd.train_y, fd.weights(training.README_WEIGHT), bench.tokenize, epochs, lr)
-        xf = np.hstack([encode(model, bench.ids), bench.feats])
+        xf = bench.inputs(model)
         rows[f"layers 1-{LAYER} fine-tuned, {epochs:g} epochs at lr {lr:g}"] = measure(
             kernel(xf, train_rows, fd.train_y, fd.weights(training.README_WEIGHT))
         )
